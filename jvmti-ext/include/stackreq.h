@@ -1,0 +1,123 @@
+/*
+ * stackreq.h — the public contract of libstackreq.so.
+ *
+ * stackreq implements the API of the OpenJDK JEP draft "Unbiased Stack-Walk JFR event
+ * trigger" (JDK-8380294) on JDKs that do not have it yet. A profiling agent calls
+ * RequestStackTrace from a signal handler; a jdk.StackTraceRequest event carrying the stack
+ * trace of that moment and the caller's user_data is written to the JFR recording.
+ *
+ * Two ways to reach the functions:
+ *  1. Portable, no link-time dependency on stackreq (recommended): look the ids
+ *     STACKREQ_ID_REQUEST_STACK_TRACE etc. up in jvmtiEnv->GetExtensionFunctions. On a JDK
+ *     that ships the feature they are the VM's own; on other JDKs libstackreq.so adds them to
+ *     every environment's list when it is loaded first (-agentpath:libstackreq.so before the
+ *     profiler's -agentpath). Extension functions take the jvmtiEnv as first argument, exactly
+ *     like the prototypes below.
+ *  2. Direct: dlsym/link stackreq_get_functions() and call through the returned table. It
+ *     returns the VM's own functions when the running JDK has them.
+ *
+ * Threading and signal rules:
+ *  - RequestStackTrace(env, NULL, ucontext, data) is async-signal-safe: it never allocates,
+ *    locks, or calls JNI/JVMTI. Call it from the handler of a signal delivered to the thread
+ *    whose stack you want, passing the handler's ucontext. It may also be called from normal
+ *    code (e.g. a JNI method) with ucontext == NULL.
+ *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
+ *    of a thread attached to the VM: it uses JNI/JVMTI to validate the thread.
+ *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,
+ *    or any live-phase thread); they are not signal-safe.
+ *
+ * Error codes (jvmtiError):
+ *  JVMTI_ERROR_NONE               the request was accepted: exactly one event will be written
+ *                                 (failed = true when no stack could be taken). A request
+ *                                 suppressed by the event's "throttle" setting also returns
+ *                                 NONE, as on the JDK where throttling acts at commit; it is
+ *                                 counted as throttled and yields no event.
+ *  JVMTI_ERROR_WRONG_PHASE        outside the live phase, or no JFR recording has been
+ *                                 started in this VM yet (except with the agent option file=).
+ *  JVMTI_ERROR_NOT_AVAILABLE      no running recording enables jdk.StackTraceRequest, or no
+ *                                 environment has called EnableRequestStackTrace.
+ *  JVMTI_ERROR_INVALID_THREAD     thread is not a java.lang.Thread.
+ *  JVMTI_ERROR_THREAD_NOT_ALIVE   thread was not started or has terminated.
+ *  JVMTI_ERROR_UNSUPPORTED_OPERATION  thread is a virtual thread (JDK 21+); the value 73 is
+ *                                 STACKREQ_ERROR_UNSUPPORTED_OPERATION for JDK 17 headers.
+ *  JVMTI_ERROR_UNATTACHED_THREAD  thread == NULL and the calling thread is not a Java thread
+ *                                 known to stackreq (e.g. a GC worker, or a Java thread that
+ *                                 started before the agent's VMInit other than main).
+ *  JVMTI_ERROR_INVALID_ENVIRONMENT   env is NULL.
+ *  JVMTI_ERROR_OUT_OF_MEMORY      the request ring was full; the request is dropped and
+ *                                 counted (statistics event, "dropped").
+ */
+#ifndef STACKREQ_H
+#define STACKREQ_H
+
+#include <jvmti.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* JVMTI_ERROR_UNSUPPORTED_OPERATION (73) exists in jvmti.h from JDK 19 on; the same value here
+ * lets agents built against JDK 17 headers name it. */
+#define STACKREQ_ERROR_UNSUPPORTED_OPERATION ((jvmtiError)73)
+
+#define STACKREQ_ID_REQUEST_STACK_TRACE "com.sun.hotspot.functions.RequestStackTrace"
+#define STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE "com.sun.hotspot.functions.EnableRequestStackTrace"
+#define STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE "com.sun.hotspot.functions.DisableRequestStackTrace"
+
+/*
+ * Requests the stack trace of a thread, to be written as a jdk.StackTraceRequest event.
+ *
+ * thread:    NULL or a pointer to NULL for the calling thread; else a pointer to a jthread
+ *            (normal context only, see above).
+ * ucontext:  the ucontext_t* a SA_SIGINFO handler received, for the calling thread only.
+ *            With it the stack is walked at once (AsyncGetCallTrace): biased = false. Without
+ *            it, or for another thread, the stack is taken at that thread's next safepoint:
+ *            biased = true.
+ * user_data: copied into the event's userData field; use it to join the event with your own
+ *            sample (a sequence number, a counter value).
+ */
+typedef jvmtiError (JNICALL *stackreq_RequestStackTrace)(jvmtiEnv* env, jthread* thread,
+                                                         void* ucontext, jlong user_data);
+
+/*
+ * Declares that this environment wants stack-trace requests to work. Counted per environment:
+ * requests return NOT_AVAILABLE until at least one environment has enabled them. Calling it
+ * twice from one environment counts once.
+ */
+typedef jvmtiError (JNICALL *stackreq_EnableRequestStackTrace)(jvmtiEnv* env);
+
+/*
+ * Withdraws this environment's Enable. When the last environment disables, every request
+ * accepted so far is written out before this function returns (the emitter flushes), and
+ * later requests return NOT_AVAILABLE. Disabling an environment that never enabled returns
+ * JVMTI_ERROR_NOT_AVAILABLE.
+ */
+typedef jvmtiError (JNICALL *stackreq_DisableRequestStackTrace)(jvmtiEnv* env);
+
+typedef struct {
+    stackreq_RequestStackTrace request_stack_trace;
+    stackreq_EnableRequestStackTrace enable_request_stack_trace;
+    stackreq_DisableRequestStackTrace disable_request_stack_trace;
+    /* 1 when the functions are the VM's own (JDK-native feature), 0 when stackreq's. */
+    jint vm_native;
+} stackreq_functions;
+
+/*
+ * Fills *out with the functions to use for env: the VM's own when env's
+ * GetExtensionFunctions lists STACKREQ_ID_REQUEST_STACK_TRACE as a VM function, else
+ * stackreq's. Normal context only. Returns JVMTI_ERROR_NULL_POINTER when out is NULL,
+ * JVMTI_ERROR_INVALID_ENVIRONMENT when env is NULL.
+ */
+JNIEXPORT jvmtiError JNICALL stackreq_get_functions(jvmtiEnv* env, stackreq_functions* out);
+
+/* stackreq's own implementations (what the extension ids resolve to on JDKs without them). */
+JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
+                                                            void* ucontext, jlong user_data);
+JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env);
+JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKREQ_H */

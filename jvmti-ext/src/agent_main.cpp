@@ -1,0 +1,175 @@
+// JVMTI entry points of libstackreq.so: option parsing, capabilities, VM callbacks.
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "agent_state.h"
+#include "emitter.h"
+#include "extension_functions.h"
+#include "jfr_bridge.h"
+#include "log.h"
+#include "stack_walker.h"
+#include "stackreq.h"
+#include "thread_directory.h"
+#include "thread_registry.h"
+
+#ifndef STACKREQ_VERSION
+#define STACKREQ_VERSION "0.1.0"
+#endif
+
+using namespace stackreq;
+
+namespace {
+
+// AsyncGetCallTrace needs a jmethodID for every method it may meet: create them as classes
+// are prepared (and at VMInit for the classes loaded before).
+void create_method_ids(jvmtiEnv* jvmti, jclass klass) {
+    jint count = 0;
+    jmethodID* methods = nullptr;
+    if (jvmti->GetClassMethods(klass, &count, &methods) == JVMTI_ERROR_NONE) {
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
+    }
+}
+
+void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
+
+void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) { create_method_ids(jvmti, klass); }
+
+void register_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
+    if (!ThreadRegistry::add_current(jni)) Log::warn("thread table full; requests from this thread are refused");
+    Emitter::threads().on_thread_start(jvmti, jni, thread, ThreadRegistry::current_tid());
+}
+
+void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) { register_thread(jvmti, jni, thread); }
+
+void JNICALL on_thread_end(jvmtiEnv*, JNIEnv* jni, jthread) {
+    int32_t tid = ThreadRegistry::current_tid();
+    ThreadRegistry::remove(tid);
+    Emitter::threads().on_thread_end(jni, tid);
+}
+
+void resolve_thread_methods(JNIEnv* jni) {
+    AgentState& state = agent();
+    jclass thread_class = jni->FindClass("java/lang/Thread");
+    state.thread_class = static_cast<jclass>(jni->NewGlobalRef(thread_class));
+    state.thread_is_virtual = jni->GetMethodID(thread_class, "isVirtual", "()Z");
+    if (state.thread_is_virtual == nullptr) jni->ExceptionClear();  // JDK < 21
+    jmethodID get_id = jni->GetMethodID(thread_class, "getId", "()J");
+    if (get_id == nullptr) jni->ExceptionClear();
+    Emitter::threads().set_thread_id_method(get_id);
+}
+
+void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
+    AgentState& state = agent();
+    resolve_thread_methods(jni);
+    jint class_count = 0;
+    jclass* classes = nullptr;
+    if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < class_count; i++) {
+            create_method_ids(jvmti, classes[i]);
+            jni->DeleteLocalRef(classes[i]);
+        }
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
+    }
+    register_thread(jvmti, jni, thread);
+    if (!Emitter::start(jvmti, jni)) Log::warn("cannot start the emitter thread; no events will be written");
+    state.live.store(true, std::memory_order_release);
+    bool bridge = start_jfr_bridge(jni);
+    Log::info("live: JFR integration %s%s", bridge ? "on" : "off", state.file_mode ? ", file= recording on" : "");
+}
+
+void JNICALL on_vm_death(jvmtiEnv*, JNIEnv* jni) {
+    agent().live.store(false, std::memory_order_release);
+    Emitter::shutdown(jni);
+    Log::close();
+}
+
+std::string default_events_jar() {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&default_events_jar), &info) == 0 || info.dli_fname == nullptr) return "";
+    std::string library(info.dli_fname);
+    size_t slash = library.rfind('/');
+    return (slash == std::string::npos ? std::string(".") : library.substr(0, slash)) + "/stackreq-jfr-events.jar";
+}
+
+std::string jdk_version(jvmtiEnv* jvmti) {
+    char* value = nullptr;
+    if (jvmti->GetSystemProperty("java.vm.version", &value) != JVMTI_ERROR_NONE || value == nullptr) return "unknown";
+    std::string version(value);
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
+    return version;
+}
+
+jint start_agent(JavaVM* vm, char* option_text) {
+    AgentState& state = agent();
+    std::string error;
+    if (!parse_options(option_text, &state.options, &error)) {
+        std::fprintf(stderr, "stackreq: %s\n", error.c_str());
+        return JNI_ERR;
+    }
+    const Options& options = state.options;
+    if (!Log::configure(options.log_level, options.log_path.c_str())) {
+        std::fprintf(stderr, "stackreq: cannot open log file '%s'\n", options.log_path.c_str());
+        return JNI_ERR;
+    }
+    state.vm = vm;
+    if (vm->GetEnv(reinterpret_cast<void**>(&state.jvmti), JVMTI_VERSION_1_2) != JNI_OK) {
+        std::fprintf(stderr, "stackreq: JVMTI 1.2 is not available\n");
+        return JNI_ERR;
+    }
+    jvmtiEnv* jvmti = state.jvmti;
+    stackreq_functions native_functions;
+    if (find_vm_functions(jvmti, &native_functions)) {
+        Log::notice("stackreq %s on JDK %s, mode: VM-native (the JDK provides RequestStackTrace; stackreq adds nothing)",
+                    STACKREQ_VERSION, jdk_version(jvmti).c_str());
+        return JNI_OK;
+    }
+    state.file_mode = !options.file.empty();
+    if (!state.ring.init(options.ring_slots, options.max_depth) || sem_init(&state.emitter_wakeup, 0, 0) != 0) {
+        std::fprintf(stderr, "stackreq: cannot allocate the request ring (ring=%u, depth=%u)\n", options.ring_slots,
+                     options.max_depth);
+        return JNI_ERR;
+    }
+    if (!StackWalker::init()) Log::warn("AsyncGetCallTrace not found in libjvm: unbiased requests will fail");
+
+    jvmtiCapabilities capabilities{};
+    capabilities.can_get_line_numbers = 1;
+    if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE) Log::warn("no line numbers: capability refused");
+    jvmtiEventCallbacks callbacks{};
+    callbacks.VMInit = on_vm_init;
+    callbacks.VMDeath = on_vm_death;
+    callbacks.ThreadStart = on_thread_start;
+    callbacks.ThreadEnd = on_thread_end;
+    callbacks.ClassLoad = on_class_load;
+    callbacks.ClassPrepare = on_class_prepare;
+    jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
+    for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+                             JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE}) {
+        jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+    }
+
+    std::string jar = options.events_jar.empty() ? default_events_jar() : options.events_jar;
+    if (jvmti->AddToSystemClassLoaderSearch(jar.c_str()) != JVMTI_ERROR_NONE) {
+        Log::warn("cannot add %s to the class path: JFR integration off", jar.c_str());
+    }
+    const char* mode = "stackreq (extension functions registered)";
+    if (!options.extensions) {
+        mode = "stackreq (extension functions not registered: extensions=off)";
+    } else if (!install_extension_functions(jvmti)) {
+        mode = "stackreq (extension functions could not be registered; use stackreq_get_functions)";
+    }
+    Log::notice("stackreq %s on JDK %s, mode: %s%s%s", STACKREQ_VERSION, jdk_version(jvmti).c_str(), mode,
+                state.file_mode ? ", file=" : "", state.file_mode ? options.file.c_str() : "");
+    return JNI_OK;
+}
+
+}  // namespace
+
+extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) { return start_agent(vm, options); }
+
+extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM*, char*, void*) {
+    std::fprintf(stderr, "stackreq: attaching to a running JVM is not supported; use -agentpath at startup\n");
+    return JNI_ERR;
+}

@@ -1,0 +1,35 @@
+#include "agent_state.h"
+
+#include <time.h>
+
+namespace stackreq {
+
+AgentState& agent() {
+    static AgentState state;
+    return state;
+}
+
+int64_t monotonic_ticks() {
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+void Throttle::configure(int64_t limit, int64_t window_ns) {
+    window_ns_.store(window_ns > 0 ? window_ns : 1000000000, std::memory_order_relaxed);
+    limit_.store(limit > 0 ? limit : 0, std::memory_order_release);
+}
+
+bool Throttle::admit(int64_t now_ticks) {
+    int64_t limit = limit_.load(std::memory_order_acquire);
+    if (limit == 0) return true;
+    int64_t start = window_start_.load(std::memory_order_acquire);
+    if (now_ticks - start >= window_ns_.load(std::memory_order_relaxed)) {
+        if (window_start_.compare_exchange_strong(start, now_ticks, std::memory_order_acq_rel)) {
+            count_.store(0, std::memory_order_release);
+        }
+    }
+    return count_.fetch_add(1, std::memory_order_acq_rel) < limit;
+}
+
+}  // namespace stackreq

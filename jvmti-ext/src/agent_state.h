@@ -1,0 +1,54 @@
+// Process-wide agent state shared by the request path (read-only atomics there), the emitter
+// and the JFR bridge.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+#include <semaphore.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "options.h"
+#include "request_ring.h"
+
+namespace stackreq {
+
+// JFR's throttle ("N/s"): at most `limit` accepted requests per `window_ns`; limit 0 = off.
+class Throttle {
+public:
+    void configure(int64_t limit, int64_t window_ns);
+    // Async-signal-safe. True when the request may pass.
+    bool admit(int64_t now_ticks);
+
+private:
+    std::atomic<int64_t> limit_{0};
+    std::atomic<int64_t> window_ns_{1000000000};
+    std::atomic<int64_t> window_start_{0};
+    std::atomic<int64_t> count_{0};
+};
+
+struct AgentState {
+    JavaVM* vm = nullptr;
+    jvmtiEnv* jvmti = nullptr;
+    Options options;
+    RequestRing ring;
+    Throttle throttle;
+    sem_t emitter_wakeup;
+
+    std::atomic<bool> live{false};            // between VMInit and VMDeath
+    std::atomic<bool> recording_seen{false};  // some JFR recording has started in this VM
+    std::atomic<bool> event_enabled{false};   // a running recording enables the event
+    std::atomic<int> enabled_environments{0};
+    bool file_mode = false;                   // options.file set: no JFR recording needed
+
+    // java.lang.Thread::isVirtual on JDK 21+, else null. Resolved at VMInit.
+    jmethodID thread_is_virtual = nullptr;
+    jclass thread_class = nullptr;  // global reference
+};
+
+AgentState& agent();
+
+int64_t monotonic_ticks();  // CLOCK_MONOTONIC ns, async-signal-safe
+
+}  // namespace stackreq

@@ -1,0 +1,23 @@
+// The only architecture-specific part of the request path: reading and rewriting the
+// registers of a signal's ucontext. x86_64 Linux is implemented (arch_x86_64.cpp).
+#pragma once
+
+#include <ucontext.h>
+
+#include <cstdint>
+
+namespace stackreq {
+
+struct Registers {
+    uintptr_t pc;
+    uintptr_t sp;
+    uintptr_t fp;
+};
+
+Registers read_registers(const void* ucontext);
+void write_registers(void* ucontext, const Registers& registers);
+
+// Size of the ucontext copy the walker rewrites.
+constexpr unsigned kUcontextSize = sizeof(ucontext_t);
+
+}  // namespace stackreq

@@ -1,0 +1,37 @@
+// The emitter: a JVMTI agent thread that drains the request ring, resolves methods and
+// threads, deduplicates stacks into the event store, takes statistics, and writes chunks
+// (file= mode periodically; JFR recordings when they stop). Every public function may be
+// called from any Java thread in a normal context; a mutex serializes them.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <cstdint>
+#include <string>
+
+namespace stackreq {
+
+class ThreadDirectory;
+
+class Emitter {
+public:
+    // VMInit: creates the resolver state and starts the agent thread.
+    static bool start(jvmtiEnv* jvmti, JNIEnv* jni);
+    static ThreadDirectory& threads();
+
+    // Drains everything accepted so far (waiting briefly for requests being captured) and,
+    // in file= mode, writes it to the file.
+    static void flush_from_any_thread();
+
+    static void set_event_type_id(uint64_t id);
+    static void recording_started(int64_t recording_id);
+    // Appends the chunk of this recording's events to path (when not null). Returns false and
+    // sets *error when the file cannot be written.
+    static bool recording_stopped(JNIEnv* jni, int64_t recording_id, const char* path, std::string* error);
+
+    // VMDeath: stops the thread, flushes, writes the file= recording's last chunk.
+    static void shutdown(JNIEnv* jni);
+};
+
+}  // namespace stackreq

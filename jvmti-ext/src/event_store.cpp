@@ -1,0 +1,87 @@
+#include "event_store.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "method_resolver.h"
+#include "thread_directory.h"
+
+namespace stackreq {
+
+uint64_t EventStore::intern_stack(const std::vector<StackFrameEntry>& frames, bool truncated) {
+    std::string key;
+    key.reserve(frames.size() * 13 + 1);
+    key.push_back(truncated ? 't' : 'c');
+    for (const StackFrameEntry& frame : frames) {
+        key.append(reinterpret_cast<const char*>(&frame.method_id), sizeof(frame.method_id));
+        key.append(reinterpret_cast<const char*>(&frame.bci), sizeof(frame.bci));
+        key.push_back(static_cast<char>(frame.type));
+    }
+    auto found = stack_ids_.find(key);
+    if (found != stack_ids_.end()) return found->second;
+    uint64_t id = stacks_.size() + 1;
+    stacks_.push_back(StackTraceEntry{id, truncated, frames});
+    stack_ids_.emplace(std::move(key), id);
+    return id;
+}
+
+int64_t EventStore::recording_stopped(int64_t recording_id) {
+    auto found = running_.find(recording_id);
+    if (found == running_.end()) return -1;
+    int64_t start = found->second;
+    running_.erase(found);
+    return start;
+}
+
+void EventStore::collect(int64_t from_ticks, int64_t to_ticks, uint64_t first_index, MethodResolver& methods,
+                         ThreadDirectory& threads, ChunkContent* out) const {
+    std::set<uint64_t> stack_ids, thread_keys, method_ids;
+    size_t start = first_index > base_index_ ? static_cast<size_t>(first_index - base_index_) : 0;
+    for (size_t i = start; i < events_.size(); i++) {
+        const StoredEvent& event = events_[i];
+        if (event.ticks < from_ticks || event.ticks > to_ticks) continue;
+        out->events.push_back(StackTraceRequestEvent{event.ticks, event.thread_key, event.stack_id,
+                                                     event.user_data, event.failed, event.biased});
+        if (event.stack_id != 0) stack_ids.insert(event.stack_id);
+        if (event.thread_key != 0) thread_keys.insert(event.thread_key);
+    }
+    std::stable_sort(out->events.begin(), out->events.end(),
+                     [](const StackTraceRequestEvent& a, const StackTraceRequestEvent& b) {
+                         return a.start_ticks < b.start_ticks;
+                     });
+    for (uint64_t id : stack_ids) {
+        const StackTraceEntry& stack = stacks_[id - 1];
+        out->stacks.push_back(stack);
+        for (const StackFrameEntry& frame : stack.frames) method_ids.insert(frame.method_id);
+    }
+    for (uint64_t id : method_ids) {
+        const MethodEntry* method = methods.entry(id);
+        if (method != nullptr) out->methods.push_back(*method);
+    }
+    for (uint64_t key : thread_keys) {
+        ThreadEntry thread;
+        if (threads.entry(key, &thread)) out->threads.push_back(thread);
+    }
+    for (const StatisticsEvent& statistics : statistics_) {
+        if (statistics.start_ticks >= from_ticks && statistics.start_ticks <= to_ticks) {
+            out->statistics.push_back(statistics);
+        }
+    }
+}
+
+void EventStore::trim(uint64_t keep_from_index, int64_t keep_statistics_from_ticks) {
+    int64_t oldest_needed = std::numeric_limits<int64_t>::max();
+    for (const auto& recording : running_) oldest_needed = std::min(oldest_needed, recording.second);
+    while (!events_.empty() && base_index_ < keep_from_index && events_.front().ticks < oldest_needed) {
+        events_.pop_front();
+        base_index_++;
+    }
+    statistics_.erase(std::remove_if(statistics_.begin(), statistics_.end(),
+                                     [&](const StatisticsEvent& s) {
+                                         return s.start_ticks < oldest_needed && s.start_ticks < keep_statistics_from_ticks;
+                                     }),
+                      statistics_.end());
+}
+
+}  // namespace stackreq

@@ -1,0 +1,60 @@
+// Resolved events kept until every destination has them: the JFR recordings that enable
+// jdk.StackTraceRequest (their chunk is appended when they stop) and the file= recording.
+// Stacks are deduplicated here. Not thread-safe: the emitter serializes access.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "jfr_chunk.h"
+
+namespace stackreq {
+
+class MethodResolver;
+class ThreadDirectory;
+
+struct StoredEvent {
+    int64_t ticks;
+    uint64_t thread_key;
+    uint64_t stack_id;  // 0 when failed
+    int64_t user_data;
+    bool failed;
+    bool biased;
+};
+
+class EventStore {
+public:
+    // Returns the id of this stack (frames top first), adding it when new.
+    uint64_t intern_stack(const std::vector<StackFrameEntry>& frames, bool truncated);
+    void add(const StoredEvent& event) { events_.push_back(event); }
+    void add_statistics(const StatisticsEvent& statistics) { statistics_.push_back(statistics); }
+
+    void recording_started(int64_t recording_id, int64_t ticks) { running_.emplace(recording_id, ticks); }
+    // Forgets the recording; returns its start ticks, or -1 when it was not known.
+    int64_t recording_stopped(int64_t recording_id);
+
+    // Builds the chunk content of the events with ticks in [from_ticks, to_ticks] (and the
+    // statistics in that range). Events are taken from absolute index first_index on.
+    void collect(int64_t from_ticks, int64_t to_ticks, uint64_t first_index, MethodResolver& methods,
+                 ThreadDirectory& threads, ChunkContent* out) const;
+
+    uint64_t end_index() const { return base_index_ + events_.size(); }
+    size_t size() const { return events_.size(); }
+    // Drops what no running recording needs, keeping events from keep_from_index and
+    // statistics from keep_statistics_from_ticks on (the file= recording's unwritten part).
+    void trim(uint64_t keep_from_index, int64_t keep_statistics_from_ticks);
+
+private:
+    std::deque<StoredEvent> events_;
+    uint64_t base_index_ = 0;  // absolute index of events_.front()
+    std::vector<StatisticsEvent> statistics_;
+    std::map<int64_t, int64_t> running_;  // recording id -> start ticks
+    std::unordered_map<std::string, uint64_t> stack_ids_;
+    std::vector<StackTraceEntry> stacks_;  // stacks_[id - 1]
+};
+
+}  // namespace stackreq

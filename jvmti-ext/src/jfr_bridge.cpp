@@ -1,0 +1,75 @@
+#include "jfr_bridge.h"
+
+#include <string>
+
+#include "agent_state.h"
+#include "emitter.h"
+#include "log.h"
+
+namespace stackreq {
+
+namespace {
+
+void JNICALL recording_seen(JNIEnv*, jclass) { agent().recording_seen.store(true, std::memory_order_release); }
+
+void JNICALL set_event_enabled(JNIEnv*, jclass, jboolean enabled) {
+    agent().event_enabled.store(enabled == JNI_TRUE, std::memory_order_release);
+    Log::debug("jdk.StackTraceRequest %s", enabled ? "enabled" : "disabled");
+}
+
+void JNICALL set_throttle(JNIEnv*, jclass, jlong limit, jlong window_nanos) {
+    agent().throttle.configure(limit, window_nanos);
+    Log::debug("throttle: %lld per %lld ns", static_cast<long long>(limit), static_cast<long long>(window_nanos));
+}
+
+void JNICALL set_event_type_id(JNIEnv*, jclass, jlong id) { Emitter::set_event_type_id(static_cast<uint64_t>(id)); }
+
+void JNICALL recording_started(JNIEnv*, jclass, jlong id) { Emitter::recording_started(id); }
+
+jstring JNICALL recording_stopped(JNIEnv* jni, jclass, jlong id, jstring path) {
+    const char* chars = path == nullptr ? nullptr : jni->GetStringUTFChars(path, nullptr);
+    std::string error;
+    bool ok = Emitter::recording_stopped(jni, id, chars, &error);
+    if (chars != nullptr) jni->ReleaseStringUTFChars(path, chars);
+    if (ok) return nullptr;
+    Log::warn("%s", error.c_str());
+    return jni->NewStringUTF(error.c_str());
+}
+
+const JNINativeMethod kNatives[] = {
+    {const_cast<char*>("recordingSeen"), const_cast<char*>("()V"), reinterpret_cast<void*>(recording_seen)},
+    {const_cast<char*>("setEventEnabled"), const_cast<char*>("(Z)V"), reinterpret_cast<void*>(set_event_enabled)},
+    {const_cast<char*>("setThrottle"), const_cast<char*>("(JJ)V"), reinterpret_cast<void*>(set_throttle)},
+    {const_cast<char*>("setEventTypeId"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(set_event_type_id)},
+    {const_cast<char*>("recordingStarted"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(recording_started)},
+    {const_cast<char*>("recordingStopped"), const_cast<char*>("(JLjava/lang/String;)Ljava/lang/String;"),
+     reinterpret_cast<void*>(recording_stopped)},
+};
+
+bool failed(JNIEnv* jni, const char* what) {
+    if (jni->ExceptionCheck()) {
+        jni->ExceptionDescribe();
+        jni->ExceptionClear();
+    }
+    Log::warn("JFR integration unavailable: %s", what);
+    return false;
+}
+
+}  // namespace
+
+bool start_jfr_bridge(JNIEnv* jni) {
+    jclass bridge = jni->FindClass("io/stackreq/jfr/internal/NativeBridge");
+    if (bridge == nullptr) return failed(jni, "class io.stackreq.jfr.internal.NativeBridge not found (events jar missing?)");
+    if (jni->RegisterNatives(bridge, kNatives, sizeof(kNatives) / sizeof(kNatives[0])) != 0) {
+        return failed(jni, "RegisterNatives failed");
+    }
+    jclass bootstrap = jni->FindClass("io/stackreq/jfr/internal/Bootstrap");
+    if (bootstrap == nullptr) return failed(jni, "class io.stackreq.jfr.internal.Bootstrap not found");
+    jmethodID start = jni->GetStaticMethodID(bootstrap, "start", "()V");
+    if (start == nullptr) return failed(jni, "Bootstrap.start() not found");
+    jni->CallStaticVoidMethod(bootstrap, start);
+    if (jni->ExceptionCheck()) return failed(jni, "Bootstrap.start() threw");
+    return true;
+}
+
+}  // namespace stackreq

@@ -1,0 +1,93 @@
+// The content of one JFR chunk written by stackreq, and the writer that serializes it.
+// The emitter collects everything an event refers to (threads, stacks, methods) into a
+// ChunkContent; write_chunk() derives the class/package/symbol pools, the metadata and the
+// checkpoint, and produces a self-contained chunk that can be appended to any .jfr file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stackreq {
+
+// Frame types as JFR's jdk.types.FrameType pool spells them. AsyncGetCallTrace does not say
+// whether a Java frame is interpreted, compiled or inlined, so such frames are kJava.
+enum class FrameType : uint8_t { kJava = 0, kInterpreted, kCompiled, kInlined, kNative };
+
+struct MethodEntry {
+    uint64_t id;                 // key used by StackFrameEntry::method_id; nonzero
+    std::string class_name;      // binary name with slashes: "java/lang/String"; "" = unknown
+    std::string method_name;     // "" = unknown (e.g. class unloaded)
+    std::string descriptor;      // "(I)V"
+    int32_t modifiers = 0;       // JVM access flags of the method
+    bool hidden = false;         // method of a hidden class (lambda forms)
+};
+
+struct StackFrameEntry {
+    uint64_t method_id;
+    int32_t line;                // -1 when unknown
+    int32_t bci;                 // -1 when unknown
+    FrameType type;
+};
+
+struct StackTraceEntry {
+    uint64_t id;                 // nonzero
+    bool truncated;
+    std::vector<StackFrameEntry> frames;  // top frame first
+};
+
+struct ThreadEntry {
+    uint64_t id;                 // nonzero
+    int64_t os_thread_id;
+    int64_t java_thread_id;      // 0 when unknown
+    std::string java_name;       // "" when unknown
+    std::string os_name;
+};
+
+struct StackTraceRequestEvent {
+    int64_t start_ticks;         // CLOCK_MONOTONIC nanoseconds of the request
+    uint64_t thread_id;          // ThreadEntry::id, 0 = none
+    uint64_t stack_trace_id;     // StackTraceEntry::id, 0 = none (failed)
+    int64_t user_data;
+    bool failed;
+    bool biased;
+};
+
+// Periodic accounting; rejected counts are per JVMTI error code.
+struct StatisticsEvent {
+    int64_t start_ticks;
+    int64_t requested;
+    int64_t accepted;
+    int64_t emitted;
+    int64_t dropped;
+    int64_t pending;             // accepted but not yet emitted: accepted = emitted + dropped + pending
+    int64_t failed;
+    int64_t throttled;
+    int64_t recovered;           // walks that succeeded only after unwinding a stub frame
+    int64_t rejected_wrong_phase;
+    int64_t rejected_not_available;
+    int64_t rejected_invalid_thread;
+    int64_t rejected_thread_not_alive;
+    int64_t rejected_unsupported;
+    int64_t rejected_other;
+};
+
+struct ChunkContent {
+    int64_t start_epoch_nanos;   // wall clock of start_ticks
+    int64_t start_ticks;         // CLOCK_MONOTONIC ns; ticks per second is 1e9
+    int64_t duration_nanos;      // covers every event
+    // Type id for jdk.StackTraceRequest: JFR's id for the registered Java class
+    // (EventType.getId()) so that chunk-merging readers see one type; 0 = stackreq's default.
+    uint64_t request_event_type_id = 0;
+    std::vector<MethodEntry> methods;
+    std::vector<StackTraceEntry> stacks;
+    std::vector<ThreadEntry> threads;
+    std::vector<StackTraceRequestEvent> events;  // in time order
+    std::vector<StatisticsEvent> statistics;
+};
+
+// Serializes content as one JFR chunk (format 2.0, compressed integers) into out (cleared
+// first). Returns false and sets *error when content refers to ids it does not define.
+bool write_chunk(const ChunkContent& content, std::string* out, std::string* error);
+
+}  // namespace stackreq

@@ -1,0 +1,40 @@
+// jmethodID -> class, name, descriptor, modifiers and line table, cached. Methods of
+// unloaded classes resolve to an "unknown" entry instead of failing. Emitter context only.
+#pragma once
+
+#include <jvmti.h>
+
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "jfr_chunk.h"
+
+namespace stackreq {
+
+class MethodResolver {
+public:
+    explicit MethodResolver(jvmtiEnv* jvmti) : jvmti_(jvmti) {}
+
+    // The JNIEnv of the thread that drains now (local references are freed through it).
+    void set_jni(JNIEnv* jni) { jni_ = jni; }
+    // Returns the MethodEntry id for method (stable for the life of the agent).
+    uint64_t resolve(jmethodID method);
+    int32_t line_of(jmethodID method, int32_t bci);
+    const MethodEntry* entry(uint64_t id) const;
+    size_t size() const { return entries_.size(); }
+
+private:
+    struct Cached {
+        uint64_t id;
+        std::vector<std::pair<jlocation, jint>> lines;  // sorted by start location
+    };
+    Cached& lookup(jmethodID method);
+
+    jvmtiEnv* jvmti_;
+    JNIEnv* jni_ = nullptr;
+    std::unordered_map<jmethodID, Cached> cache_;
+    std::vector<MethodEntry> entries_;  // entries_[id - 1]
+};
+
+}  // namespace stackreq

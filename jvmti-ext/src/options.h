@@ -1,0 +1,29 @@
+// Agent options: -agentpath:libstackreq.so=name=value,name=value
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "log.h"
+
+namespace stackreq {
+
+struct Options {
+    std::string file;             // file=PATH: standalone recording of every accepted request
+    uint32_t ring_slots = 4096;   // ring=N: request slots, rounded up to a power of two
+    uint32_t max_depth = 256;     // depth=N: frames per stack trace
+    LogLevel log_level = LogLevel::kWarn;  // log=off|warn|info|debug[:PATH]
+    std::string log_path;
+    bool extensions = true;       // extensions=off: do not add the extension ids
+    std::string events_jar;       // events-jar=PATH, default: beside libstackreq.so
+    int64_t stats_period_ns = 1000000000;  // stats=DURATION: statistics event period
+};
+
+// Parses text (may be null or empty) into *out. On error returns false and sets *error to one
+// line naming the offending option.
+bool parse_options(const char* text, Options* out, std::string* error);
+
+// "10ms", "250us", "1s", "500ns", "2m"; a bare number is milliseconds. Returns false on error.
+bool parse_duration_ns(const std::string& text, int64_t* out);
+
+}  // namespace stackreq

@@ -1,0 +1,173 @@
+// RequestStackTrace, Enable and Disable: stackreq's implementation of the JEP's functions.
+// The thread == NULL path runs in signal handlers: atomics, the preallocated ring, the
+// lock-free thread registry and AsyncGetCallTrace only.
+#include <mutex>
+#include <set>
+
+#include "agent_state.h"
+#include "counters.h"
+#include "emitter.h"
+#include "stack_walker.h"
+#include "stackreq.h"
+#include "thread_registry.h"
+
+namespace stackreq {
+
+namespace {
+
+std::mutex g_environments_mutex;
+std::set<jvmtiEnv*>& enabled_set() {
+    static std::set<jvmtiEnv*> environments;
+    return environments;
+}
+
+jvmtiError reject(Counter counter, jvmtiError error) {
+    Counters::add(counter);
+    return error;
+}
+
+// Gates shared by every path; async-signal-safe.
+jvmtiError check_phase(AgentState& state) {
+    if (!state.live.load(std::memory_order_acquire)) return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
+    if (!state.file_mode && !state.recording_seen.load(std::memory_order_acquire)) {
+        return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
+    }
+    return JVMTI_ERROR_NONE;
+}
+
+jvmtiError check_available(AgentState& state) {
+    if (state.enabled_environments.load(std::memory_order_acquire) == 0 ||
+        (!state.file_mode && !state.event_enabled.load(std::memory_order_acquire))) {
+        return reject(Counter::rejected_not_available, JVMTI_ERROR_NOT_AVAILABLE);
+    }
+    return JVMTI_ERROR_NONE;
+}
+
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
+    int32_t tid = ThreadRegistry::current_tid();
+    ThreadSlotView thread;
+    if (!ThreadRegistry::find(tid, &thread)) return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
+    int64_t now = monotonic_ticks();
+    if (!state.throttle.admit(now)) {
+        Counters::add(Counter::throttled);
+        return JVMTI_ERROR_NONE;
+    }
+    Counters::add(Counter::accepted);
+    RequestSlot* slot = state.ring.claim();
+    if (slot == nullptr) {
+        Counters::add(Counter::dropped);
+        return JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    slot->ticks = now;
+    slot->user_data = user_data;
+    slot->thread_ref = nullptr;
+    slot->tid = tid;
+    if (ucontext != nullptr) {
+        bool recovered = false;
+        slot->kind = RequestKind::kWalked;
+        slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered);
+        slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
+        if (recovered) Counters::add(Counter::recovered);
+        state.ring.publish(slot);
+    } else {
+        slot->kind = RequestKind::kBiasedSelf;
+        slot->frame_count = 0;
+        slot->truncated = false;
+        state.ring.publish(slot);
+        sem_post(&state.emitter_wakeup);  // async-signal-safe; the stack is taken at once
+    }
+    return JVMTI_ERROR_NONE;
+}
+
+// Normal context only (see stackreq.h): validates the jthread with JNI/JVMTI.
+jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_data) {
+    JNIEnv* jni = nullptr;
+    if (state.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || jni == nullptr) {
+        return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
+    }
+    if (jni->GetObjectRefType(target) == JNIInvalidRefType || !jni->IsInstanceOf(target, state.thread_class)) {
+        return reject(Counter::rejected_invalid_thread, JVMTI_ERROR_INVALID_THREAD);
+    }
+    if (state.thread_is_virtual != nullptr && jni->CallBooleanMethod(target, state.thread_is_virtual)) {
+        return reject(Counter::rejected_unsupported, STACKREQ_ERROR_UNSUPPORTED_OPERATION);
+    }
+    jint thread_state = 0;
+    jvmtiError error = state.jvmti->GetThreadState(target, &thread_state);
+    if (error == JVMTI_ERROR_INVALID_THREAD) return reject(Counter::rejected_invalid_thread, error);
+    if (error != JVMTI_ERROR_NONE || (thread_state & JVMTI_THREAD_STATE_ALIVE) == 0) {
+        return reject(Counter::rejected_thread_not_alive, JVMTI_ERROR_THREAD_NOT_ALIVE);
+    }
+    jvmtiError available = check_available(state);
+    if (available != JVMTI_ERROR_NONE) return available;
+    int64_t now = monotonic_ticks();
+    if (!state.throttle.admit(now)) {
+        Counters::add(Counter::throttled);
+        return JVMTI_ERROR_NONE;
+    }
+    Counters::add(Counter::accepted);
+    RequestSlot* slot = state.ring.claim();
+    if (slot == nullptr) {
+        Counters::add(Counter::dropped);
+        return JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    slot->ticks = now;
+    slot->user_data = user_data;
+    slot->thread_ref = jni->NewGlobalRef(target);
+    slot->tid = 0;
+    slot->kind = RequestKind::kBiasedOther;
+    slot->frame_count = 0;
+    slot->truncated = false;
+    state.ring.publish(slot);
+    sem_post(&state.emitter_wakeup);
+    return JVMTI_ERROR_NONE;
+}
+
+bool is_current_thread(AgentState& state, jthread target) {
+    JNIEnv* jni = nullptr;
+    if (state.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) return false;
+    jthread current = nullptr;
+    if (state.jvmti->GetCurrentThread(&current) != JVMTI_ERROR_NONE) return false;
+    bool same = jni->IsSameObject(current, target);
+    jni->DeleteLocalRef(current);
+    return same;
+}
+
+}  // namespace
+
+}  // namespace stackreq
+
+using namespace stackreq;
+
+extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
+                                                                       void* ucontext, jlong user_data) {
+    AgentState& state = agent();
+    Counters::add(Counter::requested);
+    if (env == nullptr) return reject(Counter::rejected_other, JVMTI_ERROR_INVALID_ENVIRONMENT);
+    jvmtiError error = check_phase(state);
+    if (error != JVMTI_ERROR_NONE) return error;
+    if (thread != nullptr && *thread != nullptr) {
+        if (!is_current_thread(state, *thread)) return request_other_thread(state, *thread, user_data);
+    }
+    error = check_available(state);
+    if (error != JVMTI_ERROR_NONE) return error;
+    return request_current_thread(state, ucontext, user_data);
+}
+
+extern "C" JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env) {
+    if (env == nullptr) return JVMTI_ERROR_INVALID_ENVIRONMENT;
+    std::lock_guard<std::mutex> guard(g_environments_mutex);
+    if (enabled_set().insert(env).second) agent().enabled_environments.fetch_add(1);
+    return JVMTI_ERROR_NONE;
+}
+
+extern "C" JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env) {
+    if (env == nullptr) return JVMTI_ERROR_INVALID_ENVIRONMENT;
+    bool last = false;
+    {
+        std::lock_guard<std::mutex> guard(g_environments_mutex);
+        if (enabled_set().erase(env) == 0) return JVMTI_ERROR_NOT_AVAILABLE;
+        last = agent().enabled_environments.fetch_sub(1) == 1;
+    }
+    if (last) Emitter::flush_from_any_thread();
+    return JVMTI_ERROR_NONE;
+}

@@ -1,0 +1,70 @@
+#include "request_ring.h"
+
+#include <sys/mman.h>
+
+#include <new>
+
+namespace stackreq {
+
+bool RequestRing::init(uint32_t slots, uint32_t max_depth) {
+    max_depth_ = max_depth;
+    mask_ = slots - 1;
+    stride_ = (offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth + 63) & ~size_t{63};
+    bytes_ = stride_ * slots;
+    void* memory = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return false;
+    memory_ = static_cast<char*>(memory);
+    for (uint32_t i = 0; i < slots; i++) {
+        RequestSlot* slot = at(i);
+        new (&slot->sequence) std::atomic<uint64_t>(i);
+    }
+    enqueue_position_.store(0);
+    dequeue_position_ = 0;
+    return true;
+}
+
+void RequestRing::destroy() {
+    if (memory_ != nullptr) munmap(memory_, bytes_);
+    memory_ = nullptr;
+}
+
+RequestSlot* RequestRing::claim() {
+    uint64_t position = enqueue_position_.load(std::memory_order_relaxed);
+    for (;;) {
+        RequestSlot* slot = at(position);
+        uint64_t sequence = slot->sequence.load(std::memory_order_acquire);
+        int64_t difference = static_cast<int64_t>(sequence) - static_cast<int64_t>(position);
+        if (difference == 0) {
+            if (enqueue_position_.compare_exchange_weak(position, position + 1, std::memory_order_relaxed)) {
+                return slot;
+            }
+        } else if (difference < 0) {
+            return nullptr;  // full
+        } else {
+            position = enqueue_position_.load(std::memory_order_relaxed);
+        }
+    }
+}
+
+void RequestRing::publish(RequestSlot* slot) {
+    // The slot's sequence equals its position; position + 1 marks it ready for the consumer.
+    uint64_t position = slot->sequence.load(std::memory_order_relaxed);
+    slot->sequence.store(position + 1, std::memory_order_release);
+}
+
+RequestSlot* RequestRing::peek() {
+    RequestSlot* slot = at(dequeue_position_);
+    uint64_t sequence = slot->sequence.load(std::memory_order_acquire);
+    return sequence == dequeue_position_ + 1 ? slot : nullptr;
+}
+
+void RequestRing::release(RequestSlot* slot) {
+    slot->sequence.store(dequeue_position_ + mask_ + 1, std::memory_order_release);
+    dequeue_position_++;
+}
+
+bool RequestRing::has_unconsumed() const {
+    return enqueue_position_.load(std::memory_order_acquire) != dequeue_position_;
+}
+
+}  // namespace stackreq

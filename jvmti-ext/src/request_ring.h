@@ -1,0 +1,75 @@
+// A bounded lock-free ring of preallocated request slots (Vyukov's bounded queue).
+// Producers are signal handlers on any thread: claim() and publish() never block, never
+// allocate; a full ring makes claim() fail so the caller drops and counts. One consumer at a
+// time (the emitter's drain holds a mutex) takes slots in order.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace stackreq {
+
+// Same layout as the JDK's ASGCT_CallFrame (jvmticmlr / forte.cpp): lineno holds the bci for
+// Java frames and a negative marker for native ones.
+struct CallFrame {
+    jint bci_or_marker;
+    jmethodID method;
+};
+
+enum class RequestKind : uint8_t {
+    kWalked = 0,      // frames captured by AsyncGetCallTrace at the request
+    kBiasedSelf = 1,  // ucontext == NULL: emitter takes the stack of thread `tid`
+    kBiasedOther = 2  // thread given: emitter takes the stack of `thread_ref`
+};
+
+struct RequestSlot {
+    std::atomic<uint64_t> sequence;
+    int64_t ticks;
+    int64_t user_data;
+    jobject thread_ref;   // global reference for kBiasedOther, else null
+    int32_t tid;
+    int32_t frame_count;  // > 0 frames; <= 0 the AsyncGetCallTrace error
+    RequestKind kind;
+    bool truncated;
+    CallFrame frames[1];  // really max_depth frames
+};
+
+class RequestRing {
+public:
+    // Normal context. slots is rounded to a power of two by the caller. Returns false on OOM.
+    bool init(uint32_t slots, uint32_t max_depth);
+    void destroy();
+
+    // Async-signal-safe. Returns nullptr when full.
+    RequestSlot* claim();
+    void publish(RequestSlot* slot);
+
+    // Consumer side: the next published slot in order, or nullptr when none is ready
+    // (empty, or the next one is claimed but not yet published).
+    RequestSlot* peek();
+    void release(RequestSlot* slot);
+    // True when some slot was claimed and not yet taken by the consumer.
+    bool has_unconsumed() const;
+
+    uint32_t max_depth() const { return max_depth_; }
+    uint32_t capacity() const { return mask_ + 1; }
+
+private:
+    RequestSlot* at(uint64_t position) const {
+        return reinterpret_cast<RequestSlot*>(memory_ + (position & mask_) * stride_);
+    }
+
+    char* memory_ = nullptr;
+    size_t bytes_ = 0;
+    size_t stride_ = 0;
+    uint32_t mask_ = 0;
+    uint32_t max_depth_ = 0;
+    alignas(64) std::atomic<uint64_t> enqueue_position_{0};
+    alignas(64) uint64_t dequeue_position_ = 0;
+};
+
+}  // namespace stackreq

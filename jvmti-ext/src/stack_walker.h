@@ -1,0 +1,42 @@
+// Unbiased stack walks from a signal's ucontext with the JVM's AsyncGetCallTrace, plus the
+// stub recovery of DESIGN decision 2: when the walk fails because the PC is in a stub (e.g.
+// an arraycopy stub), unwind that one native frame and walk again from the Java caller.
+#pragma once
+
+#include <cstdint>
+
+#include "request_ring.h"
+#include "thread_registry.h"
+
+namespace stackreq {
+
+// AsyncGetCallTrace's error codes (forte.cpp).
+enum WalkError : int32_t {
+    kWalkNoJavaFrames = 0,
+    kWalkNoClassLoad = -1,
+    kWalkGcActive = -2,
+    kWalkUnknownNotJava = -3,
+    kWalkNotWalkableNotJava = -4,
+    kWalkUnknownJava = -5,
+    kWalkNotWalkableJava = -6,
+    kWalkUnknownState = -7,
+    kWalkThreadExit = -8,
+    kWalkDeopt = -9,
+    kWalkSafepoint = -10,
+    kWalkUnavailable = -100  // AsyncGetCallTrace not found in libjvm
+};
+
+class StackWalker {
+public:
+    // Normal context: finds AsyncGetCallTrace in the loaded libjvm.
+    static bool init();
+    static bool available();
+
+    // Async-signal-safe. Walks the calling thread from ucontext into frames (max_depth
+    // entries). Returns the frame count (> 0) or a WalkError. *recovered is set when the
+    // stub recovery produced the result.
+    static int32_t walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
+                        uint32_t max_depth, bool* recovered);
+};
+
+}  // namespace stackreq

@@ -1,0 +1,78 @@
+#include "thread_registry.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace stackreq {
+
+ThreadRegistry::Slot ThreadRegistry::slots_[ThreadRegistry::kCapacity];
+
+namespace {
+uint32_t hash_tid(int32_t tid) {
+    return (static_cast<uint32_t>(tid) * 2654435761u) & (ThreadRegistry::kCapacity - 1);
+}
+
+void stack_bounds_of_current(uintptr_t* low, uintptr_t* high) {
+    *low = 0;
+    *high = 0;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    void* address = nullptr;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &address, &size) == 0) {
+        *low = reinterpret_cast<uintptr_t>(address);
+        *high = *low + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+}  // namespace
+
+int32_t ThreadRegistry::current_tid() { return static_cast<int32_t>(syscall(SYS_gettid)); }
+
+bool ThreadRegistry::add_current(JNIEnv* jni) {
+    int32_t tid = current_tid();
+    remove(tid);  // a stale entry of an earlier thread with the same tid
+    uint32_t index = hash_tid(tid);
+    for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
+        Slot& slot = slots_[index];
+        int32_t seen = slot.tid.load(std::memory_order_relaxed);
+        if (seen != kEmpty && seen != kDeleted) continue;
+        if (!slot.tid.compare_exchange_strong(seen, kClaimed, std::memory_order_acquire)) continue;
+        slot.jni = jni;
+        stack_bounds_of_current(&slot.stack_low, &slot.stack_high);
+        slot.tid.store(tid, std::memory_order_release);
+        return true;
+    }
+    return false;
+}
+
+void ThreadRegistry::remove(int32_t tid) {
+    uint32_t index = hash_tid(tid);
+    for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
+        int32_t seen = slots_[index].tid.load(std::memory_order_acquire);
+        if (seen == kEmpty) return;
+        if (seen == tid) {
+            slots_[index].tid.store(kDeleted, std::memory_order_release);
+            return;
+        }
+    }
+}
+
+bool ThreadRegistry::find(int32_t tid, ThreadSlotView* out) {
+    uint32_t index = hash_tid(tid);
+    for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
+        const Slot& slot = slots_[index];
+        int32_t seen = slot.tid.load(std::memory_order_acquire);
+        if (seen == kEmpty) return false;
+        if (seen == tid) {
+            out->jni = slot.jni;
+            out->stack_low = slot.stack_low;
+            out->stack_high = slot.stack_high;
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace stackreq

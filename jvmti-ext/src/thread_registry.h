@@ -1,0 +1,43 @@
+// Java threads known to the agent, looked up by OS thread id from signal handlers.
+// The table is preallocated; lookups are lock-free reads of atomics (async-signal-safe).
+// Entries are added at JVMTI ThreadStart (on the new thread) and removed at ThreadEnd.
+#pragma once
+
+#include <jni.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace stackreq {
+
+struct ThreadSlotView {
+    JNIEnv* jni;
+    uintptr_t stack_low;   // lowest address of the thread's stack mapping
+    uintptr_t stack_high;  // one past the highest address
+};
+
+class ThreadRegistry {
+public:
+    static constexpr uint32_t kCapacity = 1u << 15;
+
+    // Normal context. Registers the calling thread (tid from gettid). Returns false when full.
+    static bool add_current(JNIEnv* jni);
+    static void remove(int32_t tid);
+    // Async-signal-safe. Returns false when tid is not a registered Java thread.
+    static bool find(int32_t tid, ThreadSlotView* out);
+    static int32_t current_tid();
+
+private:
+    struct Slot {
+        std::atomic<int32_t> tid;  // kEmpty, kDeleted, kClaimed or a tid
+        JNIEnv* jni;
+        uintptr_t stack_low;
+        uintptr_t stack_high;
+    };
+    static constexpr int32_t kEmpty = 0;
+    static constexpr int32_t kDeleted = -1;
+    static constexpr int32_t kClaimed = -2;
+    static Slot slots_[kCapacity];
+};
+
+}  // namespace stackreq
