@@ -121,7 +121,8 @@ jint start_agent(JavaVM* vm, char* option_text) {
     }
     jvmtiEnv* jvmti = state.jvmti;
     stackreq_functions native_functions;
-    if (find_vm_functions(jvmti, &native_functions)) {
+    ExtensionMode extension_mode = setup_extension_functions(jvmti, options.extensions, &native_functions);
+    if (extension_mode == ExtensionMode::kVmNative) {
         Log::notice("stackreq %s on JDK %s, mode: VM-native (the JDK provides RequestStackTrace; stackreq adds nothing)",
                     STACKREQ_VERSION, jdk_version(jvmti).c_str());
         return JNI_OK;
@@ -155,9 +156,9 @@ jint start_agent(JavaVM* vm, char* option_text) {
         Log::warn("cannot add %s to the class path: JFR integration off", jar.c_str());
     }
     const char* mode = "stackreq (extension functions registered)";
-    if (!options.extensions) {
+    if (extension_mode == ExtensionMode::kNotRegistered) {
         mode = "stackreq (extension functions not registered: extensions=off)";
-    } else if (!install_extension_functions(jvmti)) {
+    } else if (extension_mode == ExtensionMode::kFailed) {
         mode = "stackreq (extension functions could not be registered; use stackreq_get_functions)";
     }
     Log::notice("stackreq %s on JDK %s, mode: %s%s%s", STACKREQ_VERSION, jdk_version(jvmti).c_str(), mode,

@@ -161,6 +161,12 @@ bool install_extension_functions(jvmtiEnv* env) {
     return true;
 }
 
+ExtensionMode setup_extension_functions(jvmtiEnv* env, bool register_ids, stackreq_functions* vm_functions) {
+    if (find_vm_functions(env, vm_functions)) return ExtensionMode::kVmNative;
+    if (!register_ids) return ExtensionMode::kNotRegistered;
+    return install_extension_functions(env) ? ExtensionMode::kRegistered : ExtensionMode::kFailed;
+}
+
 }  // namespace stackreq
 
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_get_functions(jvmtiEnv* env, stackreq_functions* out) {

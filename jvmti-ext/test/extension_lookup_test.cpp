@@ -1,0 +1,181 @@
+// Issue 2 item 7: with a fake JVMTI function table, the lookup forwards to VM-native functions
+// when the VM lists them (and stackreq then registers nothing), and otherwise stackreq's three
+// ids appear in GetExtensionFunctions with memory the caller can Deallocate.
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "check.h"
+#include "extension_functions.h"
+#include "stackreq.h"
+
+using namespace stackreq;
+
+namespace {
+
+std::set<void*> g_live_allocations;
+bool g_vm_lists_functions = false;
+
+jvmtiError JNICALL fake_allocate(jvmtiEnv*, jlong size, unsigned char** out) {
+    *out = static_cast<unsigned char*>(std::malloc(size > 0 ? size : 1));
+    g_live_allocations.insert(*out);
+    return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL fake_deallocate(jvmtiEnv*, unsigned char* memory) {
+    if (memory == nullptr) return JVMTI_ERROR_NONE;
+    CHECK(g_live_allocations.erase(memory) == 1);  // only memory from Allocate
+    std::free(memory);
+    return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL vm_request(jvmtiEnv*, jthread*, void*, jlong) { return JVMTI_ERROR_NONE; }
+jvmtiError JNICALL vm_enable(jvmtiEnv*) { return JVMTI_ERROR_NONE; }
+jvmtiError JNICALL vm_disable(jvmtiEnv*) { return JVMTI_ERROR_NONE; }
+jvmtiError JNICALL vm_other(jvmtiEnv*, ...) { return JVMTI_ERROR_NONE; }
+
+char* allocated_copy(jvmtiEnv* env, const char* text) {
+    unsigned char* memory = nullptr;
+    fake_allocate(env, std::strlen(text) + 1, &memory);
+    std::strcpy(reinterpret_cast<char*>(memory), text);
+    return reinterpret_cast<char*>(memory);
+}
+
+void fill(jvmtiEnv* env, jvmtiExtensionFunctionInfo* info, jvmtiExtensionFunction function, const char* id) {
+    std::memset(info, 0, sizeof(*info));
+    info->func = function;
+    info->id = allocated_copy(env, id);
+    info->short_description = allocated_copy(env, "fake VM function");
+}
+
+// The VM's own list: one unrelated extension, plus the three JEP functions when the fake VM
+// "ships" the feature.
+jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmtiExtensionFunctionInfo** out) {
+    jint n = g_vm_lists_functions ? 4 : 1;
+    unsigned char* memory = nullptr;
+    fake_allocate(env, sizeof(jvmtiExtensionFunctionInfo) * n, &memory);
+    auto* list = reinterpret_cast<jvmtiExtensionFunctionInfo*>(memory);
+    fill(env, &list[0], vm_other, "com.sun.hotspot.functions.IsClassUnloadingEnabled");
+    if (g_vm_lists_functions) {
+        fill(env, &list[1], reinterpret_cast<jvmtiExtensionFunction>(vm_request), STACKREQ_ID_REQUEST_STACK_TRACE);
+        fill(env, &list[2], reinterpret_cast<jvmtiExtensionFunction>(vm_enable), STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE);
+        fill(env, &list[3], reinterpret_cast<jvmtiExtensionFunction>(vm_disable), STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE);
+    }
+    *count = n;
+    *out = list;
+    return JVMTI_ERROR_NONE;
+}
+
+void free_list(jvmtiEnv* env, jint count, jvmtiExtensionFunctionInfo* list) {
+    for (jint i = 0; i < count; i++) {
+        for (jint p = 0; p < list[i].param_count; p++) env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params[p].name));
+        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params));
+        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].errors));
+        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].id));
+        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].short_description));
+    }
+    env->Deallocate(reinterpret_cast<unsigned char*>(list));
+}
+
+int count_id(jint count, jvmtiExtensionFunctionInfo* list, const char* id, jvmtiExtensionFunction* function) {
+    int found = 0;
+    for (jint i = 0; i < count; i++) {
+        if (std::strcmp(list[i].id, id) == 0) {
+            found++;
+            *function = list[i].func;
+        }
+    }
+    return found;
+}
+
+// Static so the table outlives the test, like libjvm's; one per scenario.
+jvmtiInterface_1 g_native_table;
+jvmtiInterface_1 g_plain_table;
+
+void vm_native_functions_are_forwarded() {
+    g_vm_lists_functions = true;
+    g_native_table.Allocate = fake_allocate;
+    g_native_table.Deallocate = fake_deallocate;
+    g_native_table.GetExtensionFunctions = fake_get_extension_functions;
+    _jvmtiEnv env_storage{};
+    env_storage.functions = &g_native_table;
+    jvmtiEnv* env = &env_storage;
+
+    stackreq_functions vm{};
+    CHECK(setup_extension_functions(env, true, &vm) == ExtensionMode::kVmNative);
+    CHECK(vm.vm_native == 1);
+    CHECK(reinterpret_cast<void*>(vm.request_stack_trace) == reinterpret_cast<void*>(vm_request));
+    CHECK(reinterpret_cast<void*>(vm.enable_request_stack_trace) == reinterpret_cast<void*>(vm_enable));
+    CHECK(reinterpret_cast<void*>(vm.disable_request_stack_trace) == reinterpret_cast<void*>(vm_disable));
+    // Nothing registered: the table is untouched and the list has each id exactly once.
+    CHECK(g_native_table.GetExtensionFunctions == fake_get_extension_functions);
+    jint count = 0;
+    jvmtiExtensionFunctionInfo* list = nullptr;
+    CHECK(env->GetExtensionFunctions(&count, &list) == JVMTI_ERROR_NONE);
+    CHECK(count == 4);
+    jvmtiExtensionFunction function = nullptr;
+    CHECK(count_id(count, list, STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
+    CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(vm_request));
+    free_list(env, count, list);
+
+    stackreq_functions looked_up{};
+    CHECK(stackreq_get_functions(env, &looked_up) == JVMTI_ERROR_NONE);
+    CHECK(looked_up.vm_native == 1);
+    CHECK(reinterpret_cast<void*>(looked_up.request_stack_trace) == reinterpret_cast<void*>(vm_request));
+    CHECK(g_live_allocations.empty());
+}
+
+void stackreq_functions_are_registered() {
+    g_vm_lists_functions = false;
+    g_plain_table.Allocate = fake_allocate;
+    g_plain_table.Deallocate = fake_deallocate;
+    g_plain_table.GetExtensionFunctions = fake_get_extension_functions;
+    _jvmtiEnv env_storage{};
+    env_storage.functions = &g_plain_table;
+    jvmtiEnv* env = &env_storage;
+
+    stackreq_functions vm{};
+    CHECK(setup_extension_functions(env, true, &vm) == ExtensionMode::kRegistered);
+    CHECK(g_plain_table.GetExtensionFunctions != fake_get_extension_functions);
+    // Another environment sharing the table (as every HotSpot environment does) sees the ids.
+    _jvmtiEnv other_storage{};
+    other_storage.functions = &g_plain_table;
+    jvmtiEnv* other = &other_storage;
+    jint count = 0;
+    jvmtiExtensionFunctionInfo* list = nullptr;
+    CHECK(other->GetExtensionFunctions(&count, &list) == JVMTI_ERROR_NONE);
+    CHECK(count == 4);
+    jvmtiExtensionFunction function = nullptr;
+    CHECK(count_id(count, list, "com.sun.hotspot.functions.IsClassUnloadingEnabled", &function) == 1);
+    CHECK(count_id(count, list, STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
+    CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
+    CHECK(count_id(count, list, STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE, &function) == 1);
+    CHECK(count_id(count, list, STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE, &function) == 1);
+    for (jint i = 0; i < count; i++) {
+        if (std::strcmp(list[i].id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
+            CHECK(list[i].param_count == 3);
+            CHECK(std::strcmp(list[i].params[2].name, "user_data") == 0);
+            CHECK(list[i].params[2].base_type == JVMTI_TYPE_JLONG);
+            CHECK(list[i].error_count > 0);
+        }
+    }
+    free_list(other, count, list);
+    CHECK(g_live_allocations.empty());  // every string and array came from Allocate
+
+    stackreq_functions looked_up{};
+    CHECK(stackreq_get_functions(env, &looked_up) == JVMTI_ERROR_NONE);
+    CHECK(looked_up.vm_native == 0);
+    CHECK(reinterpret_cast<void*>(looked_up.request_stack_trace) == reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
+    CHECK(g_live_allocations.empty());
+    CHECK(stackreq_get_functions(env, nullptr) == JVMTI_ERROR_NULL_POINTER);
+    CHECK(stackreq_get_functions(nullptr, &looked_up) == JVMTI_ERROR_INVALID_ENVIRONMENT);
+}
+
+}  // namespace
+
+int main() {
+    vm_native_functions_are_forwarded();
+    stackreq_functions_are_registered();
+    std::printf("extension_lookup_test: ok\n");
+    return 0;
+}

@@ -1,0 +1,46 @@
+#include <string>
+
+#include "check.h"
+#include "options.h"
+
+using namespace stackreq;
+
+static bool parses(const char* text, Options* out, std::string* error) {
+    *out = Options();
+    error->clear();
+    return parse_options(text, out, error);
+}
+
+int main() {
+    Options o;
+    std::string error;
+    CHECK(parses(nullptr, &o, &error) && o.ring_slots == 4096 && o.max_depth == 256 && o.extensions);
+    CHECK(parses("", &o, &error));
+    CHECK(parses("file=/tmp/x.jfr,ring=1000,depth=64,log=debug:/tmp/log.txt,extensions=off,stats=250ms", &o, &error));
+    CHECK(o.file == "/tmp/x.jfr");
+    CHECK(o.ring_slots == 1024);  // rounded up to a power of two
+    CHECK(o.max_depth == 64);
+    CHECK(o.log_level == LogLevel::kDebug && o.log_path == "/tmp/log.txt");
+    CHECK(!o.extensions);
+    CHECK(o.stats_period_ns == 250000000);
+
+    CHECK(!parses("bogus=1", &o, &error) && error.find("'bogus'") != std::string::npos);
+    CHECK(!parses("ring=0", &o, &error) && error.find("'ring=0'") != std::string::npos);
+    CHECK(!parses("ring=abc", &o, &error));
+    CHECK(!parses("depth=99999", &o, &error));
+    CHECK(!parses("log=loud", &o, &error));
+    CHECK(!parses("log=info:", &o, &error));
+    CHECK(!parses("file", &o, &error) && error.find("'file'") != std::string::npos);
+    CHECK(!parses("extensions=maybe", &o, &error));
+    CHECK(!parses("stats=5parsecs", &o, &error));
+
+    int64_t ns = 0;
+    CHECK(parse_duration_ns("1ms", &ns) && ns == 1000000);
+    CHECK(parse_duration_ns("100us", &ns) && ns == 100000);
+    CHECK(parse_duration_ns("2s", &ns) && ns == 2000000000);
+    CHECK(parse_duration_ns("7", &ns) && ns == 7000000);
+    CHECK(!parse_duration_ns("0ms", &ns));
+    CHECK(!parse_duration_ns("ms", &ns));
+    std::printf("options_test: ok\n");
+    return 0;
+}
