@@ -1,0 +1,167 @@
+#include "event_table.h"
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace stackreq_perf {
+
+namespace {
+
+// Default periods: a time leader samples every 1 ms; counting leaders get a period that gives
+// on the order of 1000 samples/s on a busy core: cycles-like events run at ~1e9/s, cache and
+// TLB accesses at ~1e8/s, misses at ~1e7/s, software events (faults, switches) at ~1e3..1e6/s.
+constexpr uint64_t kTimePeriodNs = 1000000;
+constexpr uint64_t kCyclesPeriod = 1000000;
+constexpr uint64_t kAccessPeriod = 100000;
+constexpr uint64_t kMissPeriod = 10000;
+constexpr uint64_t kSoftwarePeriod = 1000;
+
+struct GenericEvent {
+    const char* name;
+    uint32_t type;
+    uint64_t config;
+    EventUnit unit;
+    uint64_t default_period;
+};
+
+// Canonical `perf list` names first, then the aliases perf also accepts.
+constexpr GenericEvent kGenericEvents[] = {
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, EventUnit::kCount, kCyclesPeriod},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, EventUnit::kCount, kCyclesPeriod},
+    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, EventUnit::kCount, kAccessPeriod},
+    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, EventUnit::kCount, kMissPeriod},
+    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, EventUnit::kCount, kCyclesPeriod},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, EventUnit::kCount, kMissPeriod},
+    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, EventUnit::kCount, kCyclesPeriod},
+    {"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, EventUnit::kCount, kCyclesPeriod},
+    {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, EventUnit::kCount, kCyclesPeriod},
+    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, EventUnit::kCount, kCyclesPeriod},
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, EventUnit::kNanos, kTimePeriodNs},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, EventUnit::kNanos, kTimePeriodNs},
+    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, EventUnit::kCount, kSoftwarePeriod},
+    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, EventUnit::kCount, kSoftwarePeriod},
+    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, EventUnit::kCount, kSoftwarePeriod},
+    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, EventUnit::kCount, kSoftwarePeriod},
+    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, EventUnit::kCount, kSoftwarePeriod},
+    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, EventUnit::kCount, kSoftwarePeriod},
+    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, EventUnit::kCount, kSoftwarePeriod},
+    // Aliases perf list prints in the "OR" column.
+    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, EventUnit::kCount, kCyclesPeriod},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, EventUnit::kCount, kCyclesPeriod},
+    {"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, EventUnit::kCount, kCyclesPeriod},
+    {"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, EventUnit::kCount, kCyclesPeriod},
+    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, EventUnit::kCount, kSoftwarePeriod},
+    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, EventUnit::kCount, kSoftwarePeriod},
+    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, EventUnit::kCount, kSoftwarePeriod},
+};
+
+// HW cache events are <cache><suffix>; config = cache | op << 8 | result << 16
+// (include/uapi/linux/perf_event.h, PERF_TYPE_HW_CACHE).
+struct CacheName {
+    const char* prefix;
+    uint32_t id;
+};
+constexpr CacheName kCaches[] = {
+    {"L1-dcache", PERF_COUNT_HW_CACHE_L1D}, {"L1-icache", PERF_COUNT_HW_CACHE_L1I},
+    {"LLC", PERF_COUNT_HW_CACHE_LL},        {"dTLB", PERF_COUNT_HW_CACHE_DTLB},
+    {"iTLB", PERF_COUNT_HW_CACHE_ITLB},     {"branch", PERF_COUNT_HW_CACHE_BPU},
+    {"node", PERF_COUNT_HW_CACHE_NODE},
+};
+
+struct CacheOp {
+    const char* suffix;
+    uint32_t op;
+    uint32_t result;
+};
+constexpr CacheOp kCacheOps[] = {
+    {"-loads", PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_ACCESS},
+    {"-load-misses", PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS},
+    {"-stores", PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_ACCESS},
+    {"-store-misses", PERF_COUNT_HW_CACHE_OP_WRITE, PERF_COUNT_HW_CACHE_RESULT_MISS},
+    {"-prefetches", PERF_COUNT_HW_CACHE_OP_PREFETCH, PERF_COUNT_HW_CACHE_RESULT_ACCESS},
+    {"-prefetch-misses", PERF_COUNT_HW_CACHE_OP_PREFETCH, PERF_COUNT_HW_CACHE_RESULT_MISS},
+};
+
+void fill(EventSpec* out, const char* name, uint32_t type, uint64_t config, EventUnit unit,
+          uint64_t period) {
+    memset(out, 0, sizeof(*out));
+    snprintf(out->name, sizeof(out->name), "%s", name);
+    out->type = type;
+    out->config = config;
+    out->unit = unit;
+    out->default_period = period;
+}
+
+void fill_cache(EventSpec* out, const CacheName& cache, const CacheOp& op) {
+    char name[kEventNameMax];
+    size_t prefix = strlen(cache.prefix);
+    memcpy(name, cache.prefix, prefix);
+    strcpy(name + prefix, op.suffix);
+    uint64_t config = cache.id | (uint64_t(op.op) << 8) | (uint64_t(op.result) << 16);
+    uint64_t period = op.result == PERF_COUNT_HW_CACHE_RESULT_MISS ? kMissPeriod : kAccessPeriod;
+    fill(out, name, PERF_TYPE_HW_CACHE, config, EventUnit::kCount, period);
+}
+
+}  // namespace
+
+bool find_event(const char* name, EventSpec* out) {
+    if (name == nullptr || strlen(name) >= kEventNameMax) return false;
+    for (const GenericEvent& event : kGenericEvents) {
+        if (strcmp(event.name, name) == 0) {
+            fill(out, name, event.type, event.config, event.unit, event.default_period);
+            return true;
+        }
+    }
+    for (const CacheName& cache : kCaches) {
+        size_t prefix = strlen(cache.prefix);
+        if (strncmp(name, cache.prefix, prefix) != 0) continue;
+        for (const CacheOp& op : kCacheOps) {
+            if (strcmp(name + prefix, op.suffix) == 0) {
+                fill_cache(out, cache, op);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+size_t all_events(EventSpec* out, size_t max) {
+    size_t count = 0;
+    for (const GenericEvent& event : kGenericEvents) {
+        if (count < max) fill(&out[count], event.name, event.type, event.config, event.unit, event.default_period);
+        count++;
+    }
+    for (const CacheName& cache : kCaches) {
+        for (const CacheOp& op : kCacheOps) {
+            if (count < max) fill_cache(&out[count], cache, op);
+            count++;
+        }
+    }
+    return count;
+}
+
+void build_attr(const EventSpec& spec, const AttrRequest& request, perf_event_attr* attr) {
+    memset(attr, 0, sizeof(*attr));
+    attr->size = sizeof(*attr);
+    attr->type = spec.type;
+    attr->config = spec.config;
+    // One read() of the leader returns every member's value with its id: the handler derives
+    // all deltas from a single syscall.
+    attr->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+    // Same clock as stackreq's request timestamps and the JFR chunk, so samples join on time.
+    attr->use_clockid = 1;
+    attr->clockid = CLOCK_MONOTONIC;
+    attr->exclude_hv = 1;
+    attr->exclude_kernel = request.exclude_kernel ? 1 : 0;
+    if (request.leader) {
+        attr->sample_period = request.period;
+        attr->freq = 0;
+        attr->wakeup_events = 1;
+        // Armed by PERF_EVENT_IOC_REFRESH: the kernel disables the group after one overflow
+        // and queues the signal (POLL_HUP); the handler re-arms. No mmap ring is needed.
+        attr->disabled = 1;
+    }
+}
+
+}  // namespace stackreq_perf

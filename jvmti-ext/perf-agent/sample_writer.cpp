@@ -1,0 +1,122 @@
+#include "sample_writer.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace stackreq_perf {
+
+namespace {
+
+constexpr auto kDrainPeriod = std::chrono::milliseconds(50);
+constexpr size_t kMaxLine = 1024;
+
+}  // namespace
+
+bool SampleWriter::open(const std::string& path, std::string* error) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+        *error = "cannot open out=" + path + ": " + strerror(errno);
+        return false;
+    }
+    path_ = path;
+    return true;
+}
+
+bool SampleWriter::start(const StreamInfo& info, PopFunction pop, int blocked_signal, std::string* error) {
+    info_ = info;
+    pop_ = pop;
+    char line[kMaxLine];
+    size_t length = format_start_line(info_, line, sizeof(line));
+    append(line, length);
+    flush();
+    sigset_t blocked, previous;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, blocked_signal);
+    pthread_sigmask(SIG_BLOCK, &blocked, &previous);  // inherited by the new thread
+    int result = pthread_create(&thread_, nullptr, run, this);
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    if (result != 0) {
+        *error = std::string("cannot start the writer thread: ") + strerror(result);
+        return false;
+    }
+    thread_started_ = true;
+    return true;
+}
+
+void* SampleWriter::run(void* self) {
+    SampleWriter* writer = static_cast<SampleWriter*>(self);
+    pthread_setname_np(pthread_self(), "stackreq-perf");
+    std::unique_lock<std::mutex> lock(writer->mutex_);
+    while (!writer->stop_) {
+        lock.unlock();
+        writer->drain();
+        lock.lock();
+        writer->wakeup_.wait_for(lock, kDrainPeriod, [writer] { return writer->stop_; });
+    }
+    return nullptr;
+}
+
+void SampleWriter::drain() {
+    Sample sample;
+    char line[kMaxLine];
+    while (pop_ != nullptr && pop_(&sample)) {
+        errors_.add(sample.error);
+        append(line, format_sample_line(info_, sample, line, sizeof(line)));
+        written_.fetch_add(1, std::memory_order_relaxed);
+    }
+    flush();
+}
+
+void SampleWriter::finish(uint64_t lost) {
+    if (thread_started_) {
+        {
+            std::lock_guard<std::mutex> guard(mutex_);
+            stop_ = true;
+        }
+        wakeup_.notify_all();
+        pthread_join(thread_, nullptr);
+        thread_started_ = false;
+    }
+    if (fd_ < 0) return;
+    drain();
+    char line[4096];
+    append(line, format_end_line(written_.load(), lost, errors_, line, sizeof(line)));
+    flush();
+    close(fd_);
+    fd_ = -1;
+}
+
+void SampleWriter::abandon() {
+    if (fd_ < 0) return;
+    close(fd_);
+    fd_ = -1;
+    unlink(path_.c_str());
+}
+
+void SampleWriter::append(const char* data, size_t length) {
+    if (length == 0) return;
+    if (buffered_ + length > sizeof(buffer_)) flush();
+    memcpy(buffer_ + buffered_, data, length);
+    buffered_ += length;
+}
+
+void SampleWriter::flush() {
+    size_t offset = 0;
+    while (offset < buffered_ && fd_ >= 0) {
+        ssize_t written = write(fd_, buffer_ + offset, buffered_ - offset);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            write_errors_.fetch_add(1, std::memory_order_relaxed);
+            break;
+        }
+        offset += size_t(written);
+    }
+    buffered_ = 0;
+}
+
+}  // namespace stackreq_perf

@@ -1,0 +1,60 @@
+// The writer thread: a plain pthread (not a JVM thread, never sampled) that drains the
+// sample ring into the JSON-lines file every 50 ms, and writes the end line at finish().
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "json_lines.h"
+#include "sample_ring.h"
+
+namespace stackreq_perf {
+
+using PopFunction = bool (*)(Sample* out);
+
+class SampleWriter {
+public:
+    // Creates or truncates path. Called at agent load so a bad path fails startup.
+    bool open(const std::string& path, std::string* error);
+    // Writes the start line and starts the thread. blocked_signal is masked in the writer
+    // thread so profiling signals never land there.
+    bool start(const StreamInfo& info, PopFunction pop, int blocked_signal, std::string* error);
+    // Stops the thread, writes every sample still queued and the end line, closes the file.
+    // lost: samples the producers could not queue.
+    void finish(uint64_t lost);
+    // Closes and removes the file when profiling never started.
+    void abandon();
+
+    uint64_t written() const { return written_.load(); }
+    uint64_t write_errors() const { return write_errors_.load(); }
+    const ErrorTally& errors() const { return errors_; }  // valid after finish()
+    const std::string& path() const { return path_; }
+
+private:
+    static void* run(void* self);
+    void drain();
+    void append(const char* data, size_t length);
+    void flush();
+
+    std::string path_;
+    int fd_ = -1;
+    StreamInfo info_;
+    PopFunction pop_ = nullptr;
+    pthread_t thread_{};
+    bool thread_started_ = false;
+    std::mutex mutex_;
+    std::condition_variable wakeup_;
+    bool stop_ = false;
+    std::atomic<uint64_t> written_{0};
+    std::atomic<uint64_t> write_errors_{0};
+    ErrorTally errors_;
+    char buffer_[1 << 16];
+    size_t buffered_ = 0;
+};
+
+}  // namespace stackreq_perf
