@@ -96,6 +96,7 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
     bool seen_event = false, seen_interval = false, seen_period = false, seen_engine = false;
     bool seen_out = false, seen_signal = false, seen_log = false;
     uint64_t interval_ns = 0, period = 0;
+    std::string interval_option = "interval=", period_option = "period=", event_option = "event=";
     std::string all = text == nullptr ? "" : text;
     size_t start = 0;
     while (!all.empty()) {
@@ -114,14 +115,17 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
             return fail(error, "bad option '" + option + "': expected name=value");
         } else if (name == "event") {
             seen = &seen_event;
+            event_option = option;
             if (!parse_events(value, out, error)) return false;
         } else if (name == "interval") {
             seen = &seen_interval;
+            interval_option = option;
             if (!parse_duration_ns(value, &interval_ns)) {
                 return fail(error, "bad option '" + option + "': expected a duration > 0 with a unit: ns, us, ms or s (e.g. 1ms)");
             }
         } else if (name == "period") {
             seen = &seen_period;
+            period_option = option;
             if (!parse_positive(value, &period)) {
                 return fail(error, "bad option '" + option + "': expected a count > 0 (e.g. period=1000)");
             }
@@ -163,8 +167,8 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
     }
 
     if (out->engine == EngineKind::kCpuTimer) {
-        if (seen_event) return fail(error, "bad option 'event=': the cpu-timer engine samples thread CPU time; event= is for engine=perf");
-        if (seen_period) return fail(error, "bad option 'period=': the cpu-timer engine takes interval=DURATION");
+        if (seen_event) return fail(error, "bad option '" + event_option + "': the cpu-timer engine samples thread CPU time; event= is for engine=perf");
+        if (seen_period) return fail(error, "bad option '" + period_option + "': the cpu-timer engine takes interval=DURATION");
         out->event_count = 0;
         out->period = seen_interval ? interval_ns : kDefaultIntervalNs;
         out->period_is_time = true;
@@ -178,11 +182,11 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
     const EventSpec& leader = out->events[0];
     out->period_is_time = leader.unit == EventUnit::kNanos;
     if (seen_interval && !out->period_is_time) {
-        return fail(error, std::string("bad option 'interval=': the leader '") + leader.name +
+        return fail(error, "bad option '" + interval_option + "': the leader '"  + leader.name +
                                "' counts occurrences; use period=N (interval= is for task-clock and cpu-clock)");
     }
     if (seen_period && out->period_is_time) {
-        return fail(error, std::string("bad option 'period=': the leader '") + leader.name +
+        return fail(error, "bad option '" + period_option + "': the leader '"  + leader.name +
                                "' is a time event; use interval=DURATION (e.g. interval=1ms)");
     }
     out->period = seen_interval ? interval_ns : seen_period ? period : leader.default_period;

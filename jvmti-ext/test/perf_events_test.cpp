@@ -247,11 +247,11 @@ void test_options() {
     expect_error("interval=1.5ms", "'interval=1.5ms'");
     expect_error("period=0", "'period=0'");
     expect_error("period=abc", "'period=abc'");
-    expect_error("period=1000", "period=");  // leader task-clock is a time event
-    expect_error("event=page-faults,interval=1ms", "interval=");
+    expect_error("period=1000", "'period=1000'");  // leader task-clock is a time event
+    expect_error("event=page-faults,interval=1ms", "'interval=1ms'");
     expect_error("engine=xyz", "'engine=xyz'");
-    expect_error("cpu-timer,event=task-clock", "event=");
-    expect_error("cpu-timer,period=5", "period=");
+    expect_error("cpu-timer,event=task-clock", "'event=task-clock'");
+    expect_error("cpu-timer,period=5", "'period=5'");
     expect_error("cpu-timer=1", "'cpu-timer=1'");
     expect_error("signal=11", "'signal=11'");
     expect_error("signal=0", "'signal=0'");
@@ -471,7 +471,14 @@ void test_perf_signals() {
     AgentOptions options = parse_ok("event=task-clock+page-faults,interval=1ms");
     bool exclude_kernel = true;
     std::string error;
-    CHECK(probe_engine(options, &exclude_kernel, &error));
+    if (!probe_engine(options, &exclude_kernel, &error)) {
+        // Containers may forbid perf_event_open altogether; anything else is a failure.
+        bool forbidden = error.find("(EACCES)") != std::string::npos || error.find("(EPERM)") != std::string::npos ||
+                         error.find("(ENOSYS)") != std::string::npos;
+        fprintf(stderr, "%s: %s\n", forbidden ? "SKIPPED perf signal test" : "probe failed", error.c_str());
+        CHECK(forbidden);
+        return;
+    }
 
     SamplerConfig config;
     config.engine = EngineKind::kPerf;
