@@ -587,15 +587,23 @@ void test_cpu_timer_signals() {
     CHECK(g_bad_requests.load() == 0);
     Sample sample;
     int samples = 0;
+    std::vector<uint64_t> deltas;
     while (Sampler::pop(&sample)) {
         samples++;
         CHECK(sample.tid == tids[0]);
-        // CPU time of the thread between two expiries: about one interval (tick granularity).
-        CHECK(sample.deltas[0] >= config.period / 2 && sample.deltas[0] <= config.period * 100);
+        // CPU time of the thread between two handler runs: about one interval (expiries are
+        // checked on kernel ticks, and a late handler shortens the next delta), so single
+        // deltas are only bounded and the median is checked.
+        CHECK(sample.deltas[0] > 0 && sample.deltas[0] <= config.period * 100);
+        deltas.push_back(sample.deltas[0]);
     }
     CHECK(uint64_t(samples) == Sampler::stats().samples - before);
     CHECK(samples >= 30);
-    fprintf(stderr, "cpu-timer: %d samples\n", samples);
+    std::sort(deltas.begin(), deltas.end());
+    uint64_t median = deltas[deltas.size() / 2];
+    CHECK(median >= config.period / 2 && median <= config.period * 2);
+    fprintf(stderr, "cpu-timer: %d samples, CPU-time deltas %llu..%llu ns (median %llu)\n", samples,
+            (unsigned long long)deltas.front(), (unsigned long long)deltas.back(), (unsigned long long)median);
 }
 
 void test_probe_failure_message() {
