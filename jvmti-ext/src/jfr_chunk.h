@@ -4,6 +4,7 @@
 // checkpoint, and produces a self-contained chunk that can be appended to any .jfr file.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,9 +17,11 @@ enum class FrameType : uint8_t { kJava = 0, kInterpreted, kCompiled, kInlined, k
 
 struct MethodEntry {
     uint64_t id;                 // key used by StackFrameEntry::method_id; nonzero
+    // Unknown parts are written as class "<unknown>", method "<unknown>", descriptor "()V":
+    // readers (jfr print) fail on a method without class or descriptor.
     std::string class_name;      // binary name with slashes: "java/lang/String"; "" = unknown
     std::string method_name;     // "" = unknown (e.g. class unloaded)
-    std::string descriptor;      // "(I)V"
+    std::string descriptor;      // "(I)V"; "" = unknown
     int32_t modifiers = 0;       // JVM access flags of the method
     bool hidden = false;         // method of a hidden class (lambda forms)
 };
@@ -72,10 +75,24 @@ struct StatisticsEvent {
     int64_t rejected_other;
 };
 
+// The time scale a chunk header states: wall clock and tick counter at the chunk start.
+struct TickScale {
+    int64_t start_ticks = 0;
+    int64_t start_epoch_nanos = 0;
+    int64_t ticks_per_second = 0;  // 0 = no scale
+};
+
 struct ChunkContent {
     int64_t start_epoch_nanos;   // wall clock of start_ticks
     int64_t start_ticks;         // CLOCK_MONOTONIC ns; ticks per second is 1e9
     int64_t duration_nanos;      // covers every event
+    // When the chunk is appended to a JVM recording: the scale of that file's first chunk
+    // (read_tick_scale on its first 68 bytes). The JDK 25 reader converts the ticks of every
+    // chunk in a file with the first chunk's header (measured: our events 18 minutes off, the
+    // JVM's tick origin being its start), while JDK 17 and JMC use each chunk's own header; so
+    // the chunk then writes its ticks on the JVM's scale, with a header that agrees, and both
+    // kinds of readers show the same times. Unset: ticks are CLOCK_MONOTONIC nanoseconds.
+    TickScale append_to;
     // Type id for jdk.StackTraceRequest: JFR's id for the registered Java class
     // (EventType.getId()) so that chunk-merging readers see one type; 0 = stackreq's default.
     uint64_t request_event_type_id = 0;
@@ -89,5 +106,9 @@ struct ChunkContent {
 // Serializes content as one JFR chunk (format 2.0, compressed integers) into out (cleared
 // first). Returns false and sets *error when content refers to ids it does not define.
 bool write_chunk(const ChunkContent& content, std::string* out, std::string* error);
+
+// Reads the time scale from a JFR chunk header (the first 68 bytes of a .jfr file). Returns
+// false when the bytes are not a chunk header of format 1.x or 2.x.
+bool read_tick_scale(const void* header, size_t size, TickScale* out);
 
 }  // namespace stackreq
