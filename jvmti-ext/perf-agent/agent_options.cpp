@@ -56,7 +56,10 @@ const char* reserved_signal(int signal) {
         case SIGTERM: return "a shutdown signal";
         case SIGKILL:
         case SIGSTOP: return "a signal that cannot be caught";
-        default: return nullptr;
+        default:
+            // glibc keeps the first real-time signals for thread cancellation and setxid.
+            if (signal >= 32 && signal < SIGRTMIN) return "reserved by the C library's threads";
+            return nullptr;
     }
 }
 

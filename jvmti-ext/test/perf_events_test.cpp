@@ -256,6 +256,8 @@ void test_options() {
     expect_error("signal=11", "'signal=11'");
     expect_error("signal=0", "'signal=0'");
     expect_error("signal=999", "'signal=999'");
+    expect_error("signal=32", "'signal=32'");
+    CHECK(parse_ok(("signal=" + std::to_string(SIGRTMIN)).c_str()).signal == SIGRTMIN);
     expect_error("signal=prof", "'signal=prof'");
     expect_error("log=loud", "'log=loud'");
     expect_error("out=", "'out='");
