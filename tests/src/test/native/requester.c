@@ -1,0 +1,367 @@
+/*
+ * librequester.so: a test profiling agent written against the JDK-native feature only.
+ *
+ * It finds com.sun.hotspot.functions.{Enable,Disable,}RequestStackTrace through
+ * GetExtensionFunctions (no stackreq header, no link to libstackreq.so), exactly as a
+ * third-party profiler would, and gives the Java class io.stackreq.testapp.Requester:
+ *  - enable/disable, and requests from normal code (JNI: ucontext NULL, any thread object);
+ *  - per-thread CPU timers whose signal handler calls RequestStackTrace(env, NULL, ucontext, id)
+ *    with id from a global counter, recording (id, tid, return code) in preallocated arrays.
+ *
+ * Agent options (comma separated): "optional" = load even when the ids are not listed
+ * (Requester.available() then says false); "signal=N" = timer signal number (default SIGPROF);
+ * "onload-request" = call RequestStackTrace(env, NULL, NULL, 0) in Agent_OnLoad and keep the
+ * result for Requester.onLoadResult() (-1 when not called).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jni.h>
+#include <jvmti.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+#ifndef SIGEV_THREAD_ID
+#define SIGEV_THREAD_ID 4
+#endif
+
+#define ID_REQUEST "com.sun.hotspot.functions.RequestStackTrace"
+#define ID_ENABLE "com.sun.hotspot.functions.EnableRequestStackTrace"
+#define ID_DISABLE "com.sun.hotspot.functions.DisableRequestStackTrace"
+
+typedef jvmtiError (JNICALL *RequestFn)(jvmtiEnv *, jthread *, void *, jlong);
+typedef jvmtiError (JNICALL *ToggleFn)(jvmtiEnv *);
+
+#define MAX_IDS (1 << 20) /* ids handed out by timer handlers; more are counted as overflow */
+#define RC_SLOTS 256      /* every jvmtiError value is below 256 */
+#define MAX_TIMERS 256
+
+static jvmtiEnv *g_jvmti;
+static RequestFn g_request;
+static ToggleFn g_enable;
+static ToggleFn g_disable;
+static int g_signal = SIGPROF;
+static int g_onload_request;
+static jint g_onload_result = -1;
+
+/* Written by signal handlers: lock-free atomics only. g_result[id] = rc + 1 (0 = none). */
+static _Atomic int32_t g_result[MAX_IDS];
+static _Atomic int32_t g_tid[MAX_IDS];
+static atomic_long g_next_id;
+static atomic_long g_rc_count[RC_SLOTS];
+static atomic_long g_overflow;
+static atomic_int g_in_handler;
+
+/* Normal context only. */
+struct thread_timer {
+    pid_t tid;
+    timer_t timer;
+};
+static struct thread_timer g_timers[MAX_TIMERS];
+static int g_timer_count;
+static pthread_mutex_t g_timers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_handler_once = PTHREAD_ONCE_INIT;
+static int g_handler_error;
+
+static pid_t current_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
+static void on_timer(int sig, siginfo_t *info, void *ucontext) {
+    (void)sig;
+    (void)info;
+    int saved_errno = errno;
+    atomic_fetch_add(&g_in_handler, 1);
+    long id = atomic_fetch_add(&g_next_id, 1) + 1;
+    jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
+    atomic_fetch_add(&g_rc_count[(unsigned)rc < RC_SLOTS ? (unsigned)rc : RC_SLOTS - 1], 1);
+    if (id < MAX_IDS) {
+        atomic_store(&g_tid[id], (int32_t)current_tid());
+        atomic_store(&g_result[id], (int32_t)rc + 1);
+    } else {
+        atomic_fetch_add(&g_overflow, 1);
+    }
+    atomic_fetch_sub(&g_in_handler, 1);
+    errno = saved_errno;
+}
+
+static void install_handler(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_timer;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(g_signal, &action, NULL) != 0) g_handler_error = errno;
+}
+
+static void deallocate(void *memory) {
+    if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
+}
+
+/* Looks the three ids up; frees everything GetExtensionFunctions returned, as the JVMTI spec
+ * asks (a crash here means the lister's memory did not come from Allocate). */
+static jvmtiError find_functions(void) {
+    jint count = 0;
+    jvmtiExtensionFunctionInfo *list = NULL;
+    jvmtiError error = (*g_jvmti)->GetExtensionFunctions(g_jvmti, &count, &list);
+    if (error != JVMTI_ERROR_NONE) return error;
+    for (jint i = 0; i < count; i++) {
+        jvmtiExtensionFunctionInfo *info = &list[i];
+        if (info->id != NULL) {
+            if (strcmp(info->id, ID_REQUEST) == 0) g_request = (RequestFn)info->func;
+            if (strcmp(info->id, ID_ENABLE) == 0) g_enable = (ToggleFn)info->func;
+            if (strcmp(info->id, ID_DISABLE) == 0) g_disable = (ToggleFn)info->func;
+        }
+        for (jint p = 0; p < info->param_count; p++) deallocate(info->params[p].name);
+        deallocate(info->params);
+        deallocate(info->errors);
+        deallocate(info->id);
+        deallocate(info->short_description);
+    }
+    deallocate(list);
+    return JVMTI_ERROR_NONE;
+}
+
+static int parse_options(const char *options, int *optional) {
+    *optional = 0;
+    if (options == NULL || *options == '\0') return 1;
+    char *copy = strdup(options);
+    if (copy == NULL) return 0;
+    int ok = 1;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+        if (strcmp(item, "optional") == 0) {
+            *optional = 1;
+        } else if (strcmp(item, "onload-request") == 0) {
+            g_onload_request = 1;
+        } else if (strncmp(item, "signal=", 7) == 0) {
+            char *end = NULL;
+            long value = strtol(item + 7, &end, 10);
+            if (*end != '\0' || value <= 0 || value >= NSIG) ok = 0;
+            else g_signal = (int)value;
+        } else {
+            fprintf(stderr, "requester: unknown option '%s'\n", item);
+            ok = 0;
+        }
+    }
+    free(copy);
+    return ok;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    int optional = 0;
+    if (!parse_options(options, &optional)) {
+        fprintf(stderr, "requester: malformed options '%s'\n", options);
+        return JNI_ERR;
+    }
+    if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+        fprintf(stderr, "requester: no JVMTI\n");
+        return JNI_ERR;
+    }
+    jvmtiError error = find_functions();
+    if (error != JVMTI_ERROR_NONE) {
+        fprintf(stderr, "requester: GetExtensionFunctions failed: %d\n", (int)error);
+        return JNI_ERR;
+    }
+    int complete = g_request != NULL && g_enable != NULL && g_disable != NULL;
+    if (!complete && !optional) {
+        fprintf(stderr, "requester: GetExtensionFunctions does not list %s (found request=%d enable=%d disable=%d)\n",
+                ID_REQUEST, g_request != NULL, g_enable != NULL, g_disable != NULL);
+        return JNI_ERR;
+    }
+    if (!complete) g_request = NULL;
+    if (g_request != NULL && g_onload_request) g_onload_result = (jint)g_request(g_jvmti, NULL, NULL, 0);
+    return JNI_OK;
+}
+
+/* ---- JNI natives of io.stackreq.testapp.Requester (found by name in this agent library) ---- */
+
+static jint unavailable(JNIEnv *jni) {
+    jclass error = (*jni)->FindClass(jni, "java/lang/IllegalStateException");
+    if (error != NULL) (*jni)->ThrowNew(jni, error, "RequestStackTrace was not found by GetExtensionFunctions");
+    return -1;
+}
+
+JNIEXPORT jboolean JNICALL Java_io_stackreq_testapp_Requester_available(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    return g_request != NULL ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_onLoadResult(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    return g_onload_result;
+}
+
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_enable(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    if (g_request == NULL) return unavailable(jni);
+    return (jint)g_enable(g_jvmti);
+}
+
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_disable(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    if (g_request == NULL) return unavailable(jni);
+    return (jint)g_disable(g_jvmti);
+}
+
+/* thread == NULL when t is null; ucontext is always NULL (a request from normal code). */
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_request(JNIEnv *jni, jclass cls, jthread t,
+                                                                  jlong user_data) {
+    (void)cls;
+    if (g_request == NULL) return unavailable(jni);
+    return (jint)g_request(g_jvmti, t == NULL ? NULL : &t, NULL, user_data);
+}
+
+/* Passes any object as the jthread, to provoke INVALID_THREAD. */
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_requestObject(JNIEnv *jni, jclass cls, jobject o,
+                                                                        jlong user_data) {
+    (void)cls;
+    if (g_request == NULL) return unavailable(jni);
+    jthread as_thread = (jthread)o;
+    return (jint)g_request(g_jvmti, &as_thread, NULL, user_data);
+}
+
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_currentTid(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    return (jint)current_tid();
+}
+
+/* Arms a timer on the calling thread's CPU clock; returns 0 or an errno value. */
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_startTimer(JNIEnv *jni, jclass cls, jint interval_us) {
+    (void)cls;
+    if (g_request == NULL) return unavailable(jni);
+    if (interval_us <= 0) return EINVAL;
+    pthread_once(&g_handler_once, install_handler);
+    if (g_handler_error != 0) return g_handler_error;
+    pid_t tid = current_tid();
+    pthread_mutex_lock(&g_timers_lock);
+    int result = 0;
+    int found = 0;
+    for (int i = 0; i < g_timer_count; i++) found |= g_timers[i].tid == tid;
+    if (found) {
+        result = EEXIST;
+    } else if (g_timer_count == MAX_TIMERS) {
+        result = ENOSPC;
+    } else {
+        struct sigevent event;
+        memset(&event, 0, sizeof(event));
+        event.sigev_notify = SIGEV_THREAD_ID;
+        event.sigev_signo = g_signal;
+        event.sigev_notify_thread_id = tid;
+        timer_t timer;
+        if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &timer) != 0) {
+            result = errno;
+        } else {
+            struct itimerspec spec;
+            spec.it_interval.tv_sec = interval_us / 1000000;
+            spec.it_interval.tv_nsec = (long)(interval_us % 1000000) * 1000;
+            spec.it_value = spec.it_interval;
+            if (timer_settime(timer, 0, &spec, NULL) != 0) {
+                result = errno;
+                timer_delete(timer);
+            } else {
+                g_timers[g_timer_count].tid = tid;
+                g_timers[g_timer_count].timer = timer;
+                g_timer_count++;
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_timers_lock);
+    return result;
+}
+
+/* Deletes the calling thread's timer; returns 0, or ENOENT when it had none. A signal already
+ * pending for this thread is delivered before this native returns to Java. */
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_stopTimer(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    pid_t tid = current_tid();
+    int result = ENOENT;
+    pthread_mutex_lock(&g_timers_lock);
+    for (int i = 0; i < g_timer_count; i++) {
+        if (g_timers[i].tid != tid) continue;
+        result = timer_delete(g_timers[i].timer) == 0 ? 0 : errno;
+        g_timers[i] = g_timers[--g_timer_count];
+        break;
+    }
+    pthread_mutex_unlock(&g_timers_lock);
+    return result;
+}
+
+static void wait_for_handlers(void) {
+    while (atomic_load(&g_in_handler) != 0) sched_yield();
+}
+
+static jlong issued_ids(void) {
+    long issued = atomic_load(&g_next_id);
+    return issued < MAX_IDS - 1 ? issued : MAX_IDS - 1;
+}
+
+/* Ids (1..) whose timer request returned JVMTI_ERROR_NONE, ascending. Call after stopping. */
+JNIEXPORT jlongArray JNICALL Java_io_stackreq_testapp_Requester_acceptedIds(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    wait_for_handlers();
+    jlong issued = issued_ids();
+    jsize count = 0;
+    for (jlong id = 1; id <= issued; id++) count += atomic_load(&g_result[id]) == 1;
+    jlongArray out = (*jni)->NewLongArray(jni, count);
+    if (out == NULL) return NULL;
+    jlong *ids = (*jni)->GetLongArrayElements(jni, out, NULL);
+    jsize n = 0;
+    for (jlong id = 1; id <= issued && n < count; id++) {
+        if (atomic_load(&g_result[id]) == 1) ids[n++] = id;
+    }
+    (*jni)->ReleaseLongArrayElements(jni, out, ids, 0);
+    return out;
+}
+
+/* OS thread id of the handler that issued each id, index = id (0 unused). */
+JNIEXPORT jintArray JNICALL Java_io_stackreq_testapp_Requester_idTids(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    wait_for_handlers();
+    jlong issued = issued_ids();
+    jintArray out = (*jni)->NewIntArray(jni, (jsize)(issued + 1));
+    if (out == NULL) return NULL;
+    jint *tids = (*jni)->GetIntArrayElements(jni, out, NULL);
+    tids[0] = 0;
+    for (jlong id = 1; id <= issued; id++) tids[id] = atomic_load(&g_tid[id]);
+    (*jni)->ReleaseIntArrayElements(jni, out, tids, 0);
+    return out;
+}
+
+/* Number of timer requests per return code, index = jvmtiError (255 = 255 and above). */
+JNIEXPORT jlongArray JNICALL Java_io_stackreq_testapp_Requester_errorCounts(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    wait_for_handlers();
+    jlongArray out = (*jni)->NewLongArray(jni, RC_SLOTS);
+    if (out == NULL) return NULL;
+    jlong counts[RC_SLOTS];
+    for (int i = 0; i < RC_SLOTS; i++) counts[i] = atomic_load(&g_rc_count[i]);
+    (*jni)->SetLongArrayRegion(jni, out, 0, RC_SLOTS, counts);
+    return out;
+}
+
+/* Timer requests issued so far, and how many of them did not fit the id arrays. */
+JNIEXPORT jlong JNICALL Java_io_stackreq_testapp_Requester_issued(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    return (jlong)atomic_load(&g_next_id);
+}
+
+JNIEXPORT jlong JNICALL Java_io_stackreq_testapp_Requester_overflow(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    return (jlong)atomic_load(&g_overflow);
+}
