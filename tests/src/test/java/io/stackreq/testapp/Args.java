@@ -1,0 +1,53 @@
+package io.stackreq.testapp;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@code key=value} command line arguments of the workload apps. */
+final class Args {
+    private final Map<String, String> values = new LinkedHashMap<>();
+
+    private Args() {
+    }
+
+    static Args parse(String[] args) {
+        Args parsed = new Args();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("expected key=value: " + arg);
+            }
+            parsed.values.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        return parsed;
+    }
+
+    boolean has(String key) {
+        return values.containsKey(key);
+    }
+
+    String get(String key) {
+        String value = values.get(key);
+        if (value == null) {
+            throw new IllegalArgumentException("missing argument " + key + "=");
+        }
+        return value;
+    }
+
+    int getInt(String key, int otherwise) {
+        return has(key) ? Integer.parseInt(get(key)) : otherwise;
+    }
+
+    double getDouble(String key, double otherwise) {
+        return has(key) ? Double.parseDouble(get(key)) : otherwise;
+    }
+
+    boolean getBoolean(String key, boolean otherwise) {
+        return has(key) ? Boolean.parseBoolean(get(key)) : otherwise;
+    }
+
+    Path path(String key) {
+        return Path.of(get(key));
+    }
+}

@@ -1,0 +1,120 @@
+package io.stackreq.testapp;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import jdk.jfr.EventSettings;
+import jdk.jfr.Recording;
+
+/**
+ * N threads spin in {@link #burn} with a CPU-time timer armed on each; the timer handler (in
+ * librequester.so) calls RequestStackTrace(env, NULL, ucontext, id).
+ *
+ * <p>Arguments ({@code key=value}): {@code out} report file (required); {@code threads} (4);
+ * {@code seconds} (3); {@code intervalUs} (1000); {@code enable} call EnableRequestStackTrace
+ * first (true); {@code recordTo} start a recording in Java that enables jdk.StackTraceRequest
+ * and stop it to this file after the threads end; {@code throttle} that recording's throttle;
+ * {@code disable} call DisableRequestStackTrace at the end (false).
+ *
+ * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
+ * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
+ * last one ending), {@code jfrInitialized} (whether JFR was ever started in this JVM) and
+ * {@code tid.<thread name>} per busy thread.
+ */
+public final class BusyThreads {
+    static volatile long sink;
+
+    private BusyThreads() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Args a = Args.parse(args);
+        Path out = a.path("out");
+        int threadCount = a.getInt("threads", 4);
+        long nanos = (long) (a.getDouble("seconds", 3) * 1e9);
+        int intervalUs = a.getInt("intervalUs", 1000);
+        Report report = new Report();
+        if (a.getBoolean("enable", true)) {
+            report.put("enable.rc", Requester.enable());
+        }
+        Recording recording = null;
+        if (a.has("recordTo")) {
+            recording = new Recording();
+            EventSettings settings = recording.enable("jdk.StackTraceRequest");
+            if (a.has("throttle")) {
+                settings.with("throttle", a.get("throttle"));
+            }
+            recording.setDestination(a.path("recordTo"));
+            recording.start();
+        }
+
+        CountDownLatch armed = new CountDownLatch(threadCount);
+        CountDownLatch go = new CountDownLatch(1);
+        long[] deadline = new long[1];
+        int[] tids = new int[threadCount];
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new ArrayList<>();
+        for (int i = 0; i < threadCount; i++) {
+            int index = i;
+            Thread thread = new Thread(() -> {
+                try {
+                    tids[index] = Requester.currentTid();
+                    Requester.startTimerOrThrow(intervalUs);
+                    armed.countDown();
+                    go.await();
+                    sink += burn(deadline[0]);
+                    Requester.stopTimerOrThrow();
+                } catch (Throwable t) {
+                    synchronized (failures) {
+                        failures.add(t);
+                    }
+                    armed.countDown();
+                }
+            }, "busy-" + i);
+            threads.add(thread);
+            thread.start();
+        }
+        armed.await();
+        long start = System.nanoTime();
+        deadline[0] = start + nanos;
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        long elapsed = System.nanoTime() - start;
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException("busy thread failed", failures.get(0));
+        }
+        if (recording != null) {
+            recording.stop();
+            recording.close();
+        }
+        if (a.getBoolean("disable", false)) {
+            report.put("disable.rc", Requester.disable());
+        }
+        Requester.putTimerResults(report);
+        report.put("elapsedNanos", elapsed);
+        report.put("jfrInitialized", jdk.jfr.FlightRecorder.isInitialized());
+        for (int i = 0; i < threadCount; i++) {
+            report.put("tid.busy-" + i, tids[i]);
+        }
+        report.write(out);
+    }
+
+    /** The busy method every timer request should find on top of the stack. */
+    static long burn(long deadlineNanos) {
+        long x = 0x9E3779B97F4A7C15L;
+        while (true) {
+            for (int i = 0; i < 100_000; i++) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+            }
+            if (System.nanoTime() - deadlineNanos >= 0) {
+                return x;
+            }
+        }
+    }
+}

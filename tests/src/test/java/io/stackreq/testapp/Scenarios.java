@@ -1,0 +1,203 @@
+package io.stackreq.testapp;
+
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+import jdk.jfr.Recording;
+
+/**
+ * Requests from normal code (JNI, ucontext NULL) that provoke each return code of
+ * RequestStackTrace. Usage: {@code Scenarios <scenario> out=<report> rec=<recording>}. Every
+ * scenario that starts a recording enables jdk.StackTraceRequest in it (unless it says otherwise)
+ * and stops it to {@code rec}; report keys are {@code rc.<step>} with the return codes.
+ */
+public final class Scenarios {
+    static volatile long sink;
+
+    private Scenarios() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String scenario = args[0];
+        Args a = Args.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
+        Path rec = a.has("rec") ? a.path("rec") : null;
+        Report report = new Report();
+        report.put("onLoad", Requester.onLoadResult());
+        switch (scenario) {
+            case "wrong-phase": {
+                report.put("enable.rc", Requester.enable());
+                Thread other = startSleeper();
+                report.put("rc.self", Requester.request(null, 1));
+                report.put("rc.other", Requester.request(other, 2));
+                Recording recording = startRecording(rec, true);
+                report.put("rc.afterRecording", Requester.request(null, 3));
+                stop(recording);
+                stopSleeper(other);
+                break;
+            }
+            case "not-available-event-off": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, false);
+                report.put("rc.self", Requester.request(null, 1));
+                report.put("rc.current", Requester.request(Thread.currentThread(), 2));
+                stop(recording);
+                break;
+            }
+            case "not-available-not-enabled": {
+                Recording recording = startRecording(rec, true);
+                report.put("rc.beforeEnable", Requester.request(null, 1));
+                report.put("enable.rc", Requester.enable());
+                report.put("rc.enabled", Requester.request(null, 2));
+                report.put("disable.rc", Requester.disable());
+                report.put("rc.afterDisable", Requester.request(null, 3));
+                report.put("disableAgain.rc", Requester.disable());
+                stop(recording);
+                break;
+            }
+            case "invalid-thread": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                report.put("rc.string", Requester.requestObject("not a thread", 1));
+                report.put("rc.object", Requester.requestObject(new Object(), 2));
+                stop(recording);
+                break;
+            }
+            case "thread-not-alive": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                Thread unstarted = new Thread(() -> { }, "unstarted");
+                report.put("rc.unstarted", Requester.request(unstarted, 1));
+                Thread terminated = new Thread(() -> { }, "terminated");
+                terminated.start();
+                terminated.join();
+                report.put("rc.terminated", Requester.request(terminated, 2));
+                stop(recording);
+                break;
+            }
+            case "virtual-thread": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                CountDownLatch release = new CountDownLatch(1);
+                CountDownLatch running = new CountDownLatch(1);
+                Thread virtual = startVirtualThread(() -> {
+                    running.countDown();
+                    await(release);
+                });
+                running.await();
+                report.put("isVirtual", isVirtual(virtual));
+                report.put("rc.virtual", Requester.request(virtual, 1));
+                release.countDown();
+                virtual.join();
+                stop(recording);
+                break;
+            }
+            case "none-current-thread": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                report.put("rc.current", callerMethod(Thread.currentThread(), 1));
+                stop(recording);
+                break;
+            }
+            case "jni-null-ucontext": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                report.put("rc.self", callerMethod(null, 1));
+                stop(recording);
+                break;
+            }
+            case "other-thread": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                Thread sleeper = startSleeper();
+                report.put("rc.other", Requester.request(sleeper, 1));
+                Thread.sleep(300);
+                stopSleeper(sleeper);
+                stop(recording);
+                break;
+            }
+            default:
+                throw new IllegalArgumentException("unknown scenario " + scenario);
+        }
+        report.write(a.path("out"));
+    }
+
+    /** Requests, then stays in this method for ~300 ms so the biased stack must contain it. */
+    static int callerMethod(Thread thread, long userData) throws InterruptedException {
+        int rc = Requester.request(thread, userData);
+        long end = System.nanoTime() + 300_000_000L;
+        long x = 1;
+        while (System.nanoTime() - end < 0) {
+            for (int i = 0; i < 10_000; i++) {
+                x = x * 6364136223846793005L + 1442695040888963407L;
+            }
+            Thread.sleep(1);
+        }
+        sink += x;
+        return rc;
+    }
+
+    private static volatile boolean sleeperStop;
+
+    /** Starts "target-sleeper" and returns once it is inside {@link #sleeperMethod}. */
+    static Thread startSleeper() throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        sleeperStop = false;
+        Thread thread = new Thread(() -> sleeperMethod(inside), "target-sleeper");
+        thread.start();
+        inside.await();
+        return thread;
+    }
+
+    static void sleeperMethod(CountDownLatch inside) {
+        inside.countDown();
+        while (!sleeperStop) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    static void stopSleeper(Thread thread) throws InterruptedException {
+        sleeperStop = true;
+        thread.join();
+    }
+
+    static Recording startRecording(Path destination, boolean enableEvent) throws Exception {
+        Recording recording = new Recording();
+        if (enableEvent) {
+            recording.enable("jdk.StackTraceRequest");
+        }
+        recording.enable("jdk.ThreadSleep");
+        recording.setDestination(destination);
+        recording.start();
+        return recording;
+    }
+
+    static void stop(Recording recording) {
+        recording.stop();
+        recording.close();
+    }
+
+    static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Thread.ofVirtual().start(task) by reflection: compiled for 17, run on 21+ only. */
+    static Thread startVirtualThread(Runnable task) throws Exception {
+        Method ofVirtual = Thread.class.getMethod("ofVirtual");
+        Object builder = ofVirtual.invoke(null);
+        Method start = Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
+        return (Thread) start.invoke(builder, task);
+    }
+
+    static boolean isVirtual(Thread thread) throws Exception {
+        return (Boolean) Thread.class.getMethod("isVirtual").invoke(thread);
+    }
+}
