@@ -1,0 +1,83 @@
+package io.stackreq.tests.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A JDK the JVM-launching tests run on. {@link #all()} is the {@code @MethodSource} of every such
+ * test: the homes in system property {@code stackreq.jdks} (comma separated; set by the tests
+ * pom, JDK 17 and 25 by default).
+ */
+public final class Jdk {
+    private static final String DEFAULT_JDKS =
+            "/usr/lib/jvm/java-17-openjdk-amd64,/usr/lib/jvm/temurin-25-jdk-amd64";
+
+    private final Path home;
+    private final int feature;
+
+    private Jdk(Path home, int feature) {
+        this.home = home;
+        this.feature = feature;
+    }
+
+    /** Every configured JDK; fails when one is missing rather than skipping it silently. */
+    public static Stream<Jdk> all() {
+        String list = System.getProperty("stackreq.jdks", DEFAULT_JDKS);
+        return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Jdk::of);
+    }
+
+    public static Jdk of(String home) {
+        Path path = Path.of(home);
+        Path release = path.resolve("release");
+        if (!Files.isRegularFile(release) || !Files.isExecutable(path.resolve("bin/java"))) {
+            throw new IllegalStateException("not a JDK home (no release file or bin/java): " + home);
+        }
+        try {
+            Matcher m = Pattern.compile("JAVA_VERSION=\"(\\d+)").matcher(Files.readString(release));
+            if (!m.find()) {
+                throw new IllegalStateException("no JAVA_VERSION in " + release);
+            }
+            return new Jdk(path, Integer.parseInt(m.group(1)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Path home() {
+        return home;
+    }
+
+    /** The feature release: 17, 25, ... */
+    public int feature() {
+        return feature;
+    }
+
+    public Path java() {
+        return home.resolve("bin/java");
+    }
+
+    public Path tool(String name) {
+        return home.resolve("bin").resolve(name);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Jdk && ((Jdk) other).home.equals(home);
+    }
+
+    @Override
+    public int hashCode() {
+        return home.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "JDK " + feature;
+    }
+}
