@@ -1,0 +1,65 @@
+package io.stackreq.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.Report;
+import io.stackreq.testapp.Requester;
+import io.stackreq.tests.support.Accounting;
+import io.stackreq.tests.support.JfrFile;
+import io.stackreq.tests.support.JmcFile;
+import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
+import jdk.jfr.consumer.RecordedEvent;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 2, acceptance 6: {@code file=PATH} with no JFR recording at all (JFR never started in the
+ * JVM) writes a valid recording with an event for every accepted request, readable by the JDK's
+ * reader and by JMC.
+ */
+class FileModeTest {
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void standaloneRecordingHoldsEveryAcceptedRequest(Jdk jdk) throws Exception {
+        Path file = dir.resolve("standalone.jfr");
+        Path reportFile = dir.resolve("report.txt");
+        JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
+                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2").run();
+        Report report = Report.read(reportFile);
+        assertEquals("false", report.get("jfrInitialized"), () -> "JFR was started in the JVM\n" + report);
+        assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(Requester.NONE),
+                () -> "file= mode needs no recording: every request must return NONE\n" + report);
+        long[] accepted = report.getLongs("accepted");
+        assertTrue(accepted.length >= 50, () -> "too few requests to judge\n" + report);
+
+        List<RecordedEvent> events = JfrFile.requests(file);
+        Accounting.assertEachIdExactlyOnce(accepted, Accounting.userData(events), "jdk.jfr.consumer, file=");
+        List<RecordedEvent> walked = new ArrayList<>();
+        for (RecordedEvent event : events) {
+            assertFalse(event.getBoolean("biased"), () -> JfrFile.describe(event));
+            if (!event.getBoolean("failed")) {
+                walked.add(event);
+            }
+        }
+        assertTrue(walked.size() >= 0.95 * events.size(), () -> walked.size() + " of " + events.size() + " walked");
+        TimerRequestsTest.assertBusyMethodOnTop(walked);
+        Accounting.assertExactAccounting(JfrFile.lastStatistics(file), report, events.size());
+
+        List<Long> jmcUserData = new ArrayList<>();
+        JmcFile.requests(JmcFile.load(file)).forEach(r -> jmcUserData.add(r.userData));
+        Accounting.assertEachIdExactlyOnce(accepted, jmcUserData, "JMC, file=");
+    }
+}
