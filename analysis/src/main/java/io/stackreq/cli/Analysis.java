@@ -1,0 +1,60 @@
+package io.stackreq.cli;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+import io.stackreq.flame.FlameGraphHtmlWriter;
+import io.stackreq.join.JoinOutcome;
+import io.stackreq.join.JoinQuality;
+import io.stackreq.model.InputException;
+import io.stackreq.model.RecordingContents;
+import io.stackreq.model.StackEvent;
+import io.stackreq.tree.CallTree;
+
+/** Steps several commands share (report, flame, profile). */
+final class Analysis {
+    private Analysis() {
+    }
+
+    static void writeFlameGraph(Path file, CallTree tree, JoinOutcome outcome) throws IOException {
+        JoinQuality quality = outcome.quality();
+        String source = outcome.samplesFile() == null
+                ? outcome.recording().file().getFileName() + " (stack-trace events)"
+                : outcome.recording().file().getFileName() + " + " + outcome.samplesFile().getFileName();
+        String details = String.format(Locale.ROOT, "%s: %s, %,d samples matched (%.1f%%)", outcome.metric().name(),
+                source, quality.matched(), outcome.samplesFile() == null ? 100.0 : quality.matchedPercent());
+        FlameGraphHtmlWriter.Header header = new FlameGraphHtmlWriter.Header(
+                "stackreq flame graph: " + outcome.metric().name(), outcome.metric().name(), outcome.metric().unit(),
+                details);
+        try (BufferedWriter out = newWriter(file)) {
+            new FlameGraphHtmlWriter().write(tree, header, out);
+        }
+    }
+
+    static BufferedWriter newWriter(Path file) {
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            return Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new InputException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Earliest event time and the span to the latest: the enriched recording's start and duration. */
+    static long[] timeSpan(RecordingContents recording) {
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (StackEvent event : recording.events()) {
+            first = Math.min(first, event.startEpochNanos());
+            last = Math.max(last, event.startEpochNanos());
+        }
+        return new long[] {first, last - first};
+    }
+}

@@ -1,0 +1,39 @@
+package io.stackreq.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import io.stackreq.output.EnrichedRecordingWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "enrich", mixinStandardHelpOptions = true,
+        description = "Write a JFR recording (open it in JDK Mission Control) with one "
+                + EnrichedRecordingWriter.EVENT_NAME + " event per matched sample: stack trace, thread, time "
+                + "and every counter delta as a field to weigh stacks by.")
+final class EnrichCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "REC.jfr", description = "JFR recording with jdk.StackTraceRequest events")
+    Path recording;
+
+    @Option(names = "--samples", paramLabel = "FILE", required = true, description = "Sample file of the perf agent")
+    Path samples;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true, description = "Recording to write")
+    Path output;
+
+    @Override
+    public Integer call() throws Exception {
+        long written = Enrichment.write(recording, samples, output);
+        spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d %s events)", output,
+                written, EnrichedRecordingWriter.EVENT_NAME));
+        return 0;
+    }
+}

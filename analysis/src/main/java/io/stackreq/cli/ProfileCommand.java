@@ -1,0 +1,115 @@
+package io.stackreq.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.stackreq.profile.AgentDirectory;
+import io.stackreq.profile.ProfileSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "profile", mixinStandardHelpOptions = true,
+        description = {"Run a JVM with the stackreq agents and a JFR recording, then write recording.jfr, "
+                + "samples.jsonl, report.txt, flame.html and profile.jfr to the output directory and print the report.",
+                "Example: stackreq profile -e task-clock+page-faults -i 1ms -o out -- -cp app.jar com.example.Main"})
+final class ProfileCommand implements Callable<Integer> {
+    // The CPU-time timer fires on the kernel tick: at most 250 times a second per thread here.
+    static final long CPU_TIMER_MIN_INTERVAL_NANOS = 4_000_000;
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ns|us|ms|s)");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-e", "--event"}, paramLabel = "EVENT[+EVENT...]", defaultValue = "task-clock",
+            description = "perf event to sample on, as perf list names it; group members after '+' are counted "
+                    + "at every sample (default: ${DEFAULT-VALUE})")
+    String event;
+
+    @Option(names = {"-i", "--interval"}, paramLabel = "DURATION",
+            description = "Sample interval of a time event, with a unit: ns, us, ms or s (default: 1ms)")
+    String interval;
+
+    @Option(names = {"-p", "--period"}, paramLabel = "N", description = "Sample every N occurrences of a count event")
+    Long period;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "DIR", defaultValue = "stackreq-out",
+            description = "Directory for the results (default: ${DEFAULT-VALUE})")
+    Path output;
+
+    @Option(names = "--java", paramLabel = "PATH",
+            description = "java launcher to run (default: $JAVA_HOME/bin/java, else the java running stackreq)")
+    Path java;
+
+    @Option(names = "--agent-dir", paramLabel = "DIR",
+            description = "Directory with libstackreq.so and libstackreq-perf.so")
+    Path agentDir;
+
+    @Option(names = "--engine", paramLabel = "perf|cpu-timer", defaultValue = "perf",
+            description = "Sampling engine of the perf agent: perf events, or the thread CPU-time timer where "
+                    + "perf_event_open is refused (default: ${DEFAULT-VALUE})")
+    String engine;
+
+    @Parameters(paramLabel = "JAVA_ARGS", arity = "1..*",
+            description = "After --: JVM options, main class (or -jar app.jar) and its arguments")
+    List<String> javaArgs;
+
+    @Override
+    public Integer call() throws Exception {
+        ProfileSettings settings = settings();
+        return Profiling.profileAndReport(settings, spec.commandLine());
+    }
+
+    private ProfileSettings settings() {
+        if (!engine.equals("perf") && !engine.equals("cpu-timer")) {
+            throw new ParameterException(spec.commandLine(), "--engine must be perf or cpu-timer, not '" + engine + "'");
+        }
+        if (interval != null && period != null) {
+            throw new ParameterException(spec.commandLine(),
+                    "give --interval (time events) or --period (count events), not both");
+        }
+        if (period != null && period <= 0) {
+            throw new ParameterException(spec.commandLine(), "--period must be > 0");
+        }
+        Long intervalNanos = interval == null ? null : parseDuration(interval);
+        if (engine.equals("cpu-timer")) {
+            if (spec.commandLine().getParseResult().hasMatchedOption("--event")) {
+                throw new ParameterException(spec.commandLine(),
+                        "--event is for --engine perf; the cpu-timer engine samples thread CPU time");
+            }
+            if (period != null) {
+                throw new ParameterException(spec.commandLine(), "the cpu-timer engine takes --interval, not --period");
+            }
+            long asked = intervalNanos == null ? 1_000_000 : intervalNanos;
+            if (asked < CPU_TIMER_MIN_INTERVAL_NANOS) {
+                spec.commandLine().getErr().println("stackreq: warning: the cpu-timer engine fires at most ~250 times "
+                        + "per second per thread on this machine (kernel tick), so samples come about every 4ms, not every "
+                        + (interval == null ? "1ms" : interval) + "; use --engine perf for a shorter interval");
+            }
+        }
+        String effectiveInterval = period == null && interval == null ? "1ms" : interval;
+        return new ProfileSettings(Profiling.javaLauncher(java), AgentDirectory.resolve(agentDir), engine, event,
+                effectiveInterval, period, output, javaArgs);
+    }
+
+    private long parseDuration(String text) {
+        Matcher matcher = DURATION.matcher(text);
+        if (!matcher.matches() || Long.parseLong(matcher.group(1)) == 0) {
+            throw new ParameterException(spec.commandLine(),
+                    "--interval '" + text + "' must be a number > 0 with a unit: ns, us, ms or s (e.g. 1ms)");
+        }
+        long value = Long.parseLong(matcher.group(1));
+        return switch (matcher.group(2)) {
+            case "ns" -> value;
+            case "us" -> value * 1_000;
+            case "ms" -> value * 1_000_000;
+            default -> value * 1_000_000_000;
+        };
+    }
+}

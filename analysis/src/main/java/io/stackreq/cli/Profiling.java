@@ -1,0 +1,109 @@
+package io.stackreq.cli;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.stackreq.join.JoinListener;
+import io.stackreq.join.JoinOutcome;
+import io.stackreq.join.JoinRunner;
+import io.stackreq.model.InputException;
+import io.stackreq.output.EnrichedRecordingWriter;
+import io.stackreq.profile.ProfileRun;
+import io.stackreq.profile.ProfileSettings;
+import io.stackreq.report.Grouping;
+import io.stackreq.report.Report;
+import io.stackreq.report.ReportBuilder;
+import io.stackreq.report.TextReportFormatter;
+import io.stackreq.tree.FrameKey;
+import io.stackreq.tree.TreeBuilder;
+import picocli.CommandLine;
+
+/** {@code profile} and {@code demo}: run the JVM, then write and print the results. */
+final class Profiling {
+    static final String REPORT = "report.txt";
+    static final String FLAME = "flame.html";
+    static final String ENRICHED = "profile.jfr";
+    private static final int REPORT_TOP = 20;
+
+    private Profiling() {
+    }
+
+    /** {@code --java}, else {@code $JAVA_HOME/bin/java}, else the java running this CLI. */
+    static Path javaLauncher(Path option) {
+        if (option != null) {
+            if (!Files.isExecutable(option)) {
+                throw new InputException("--java " + option + " is not an executable file");
+            }
+            return option;
+        }
+        String javaHome = System.getenv("JAVA_HOME");
+        if (javaHome != null && Files.isExecutable(Paths.get(javaHome, "bin", "java"))) {
+            return Paths.get(javaHome, "bin", "java");
+        }
+        return Paths.get(System.getProperty("java.home"), "bin", "java");
+    }
+
+    static int profileAndReport(ProfileSettings settings, CommandLine commandLine) throws Exception {
+        PrintWriter err = commandLine.getErr();
+        err.println("stackreq: running " + String.join(" ", settings.commandLine()));
+        err.flush();
+        ProfileRun.Result run = ProfileRun.run(settings, System.err, System.console() != null);
+        if (!Files.isRegularFile(settings.recording())) {
+            throw new InputException("the JVM exited with code " + run.exitCode() + " and wrote no recording "
+                    + settings.recording() + " (see its messages above)");
+        }
+        writeResults(settings, commandLine);
+        return 0;
+    }
+
+    /** Joins recording.jfr with samples.jsonl once, into the report, the flame graph and profile.jfr. */
+    static void writeResults(ProfileSettings settings, CommandLine commandLine) throws IOException {
+        PrintWriter out = commandLine.getOut();
+        PrintWriter err = commandLine.getErr();
+        Path directory = settings.output();
+        TreeBuilder trees = new TreeBuilder(FrameKey.METHOD, false, false);
+        JoinOutcome outcome;
+        long enriched = -1;
+        if (Files.isRegularFile(settings.samples())) {
+            Enrichment.Result result = Enrichment.run(settings.recording(), settings.samples(),
+                    directory.resolve(ENRICHED), List.<JoinListener>of(trees));
+            outcome = result.outcome();
+            enriched = result.written();
+        } else {
+            err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
+                    + "; the report counts stack-trace events only and profile.jfr is not written");
+            outcome = JoinRunner.run(settings.recording(), null, null, (recording, metric, header) -> {
+                List<JoinListener> listeners = new ArrayList<>();
+                listeners.add(trees);
+                return listeners;
+            });
+        }
+        Report report = new ReportBuilder(Grouping.METHOD, REPORT_TOP).build(outcome, trees.tree(), trees.byThread());
+        String text = new TextReportFormatter().format(report);
+        try (BufferedWriter file = Analysis.newWriter(directory.resolve(REPORT))) {
+            file.write(text);
+        }
+        Analysis.writeFlameGraph(directory.resolve(FLAME), trees.tree(), outcome);
+
+        out.print(text);
+        out.println();
+        out.println("Results in " + directory + "/");
+        out.println("  " + REPORT + "      this report (more: stackreq report " + settings.recording() + " --samples "
+                + settings.samples() + " --by line|stack --threads --format json)");
+        out.println("  " + FLAME + "     interactive flame graph, open it in a browser");
+        if (enriched >= 0) {
+            out.println(String.format(Locale.ROOT, "  %s     %,d %s events with stack and counters, open it in JDK "
+                    + "Mission Control", ENRICHED, enriched, EnrichedRecordingWriter.EVENT_NAME));
+        }
+        out.println("  " + ProfileSettings.RECORDING + "   the JVM's JFR recording with the jdk.StackTraceRequest events");
+        out.println("  " + ProfileSettings.SAMPLES + "   the perf agent's samples (JSON lines)");
+        out.flush();
+    }
+}

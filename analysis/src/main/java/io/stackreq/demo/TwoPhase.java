@@ -1,0 +1,54 @@
+package io.stackreq.demo;
+
+import java.util.Locale;
+
+/**
+ * Two phases on the main thread: {@link #methodA} burns CPU three times as long as
+ * {@link #methodB}, so a correct profile gives A 75% and B 25% of the samples of these two. The
+ * burning loop sits in the methods themselves, so they are the top frames (self time).
+ *
+ * <p>Usage: {@code TwoPhase [seconds]} (default 4: A for 3 s, then B for 1 s).
+ */
+public final class TwoPhase {
+    public static final String METHOD_A = "io.stackreq.demo.TwoPhase.methodA";
+    public static final String METHOD_B = "io.stackreq.demo.TwoPhase.methodB";
+
+    static volatile long sink;
+
+    private TwoPhase() {
+    }
+
+    public static void main(String[] args) {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 4;
+        long quarter = (long) (seconds * 1e9 / 4);
+        long startA = System.nanoTime();
+        methodA(3 * quarter);
+        long startB = System.nanoTime();
+        methodB(quarter);
+        long end = System.nanoTime();
+        System.out.printf(Locale.ROOT, "TwoPhase: methodA %.2f s, methodB %.2f s%n", (startB - startA) / 1e9,
+                (end - startB) / 1e9);
+    }
+
+    static void methodA(long nanos) {
+        long end = System.nanoTime() + nanos;
+        long accumulator = sink;
+        do {
+            for (int i = 0; i < 20_000; i++) {
+                accumulator = accumulator * 6364136223846793005L + i;
+            }
+        } while (System.nanoTime() < end);
+        sink = accumulator;
+    }
+
+    static void methodB(long nanos) {
+        long end = System.nanoTime() + nanos;
+        long accumulator = sink;
+        do {
+            for (int i = 0; i < 20_000; i++) {
+                accumulator = accumulator * 2862933555777941757L + i;
+            }
+        } while (System.nanoTime() < end);
+        sink = accumulator;
+    }
+}

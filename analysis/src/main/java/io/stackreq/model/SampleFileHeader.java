@@ -1,0 +1,26 @@
+package io.stackreq.model;
+
+import java.util.List;
+
+/**
+ * The sample file's first line ({@code "type":"start"}).
+ *
+ * @param engine     "perf" or "cpu-timer"
+ * @param leader     the event whose overflows trigger samples
+ * @param events     the leader and every group member, leader first
+ * @param period     the leader's sample period
+ * @param periodUnit "ns" for time events, "events" (or similar) for counts
+ * @param pid        the profiled process
+ * @param clock      the clock of the {@code time} fields
+ */
+public record SampleFileHeader(String engine, String leader, List<String> events, long period, String periodUnit,
+        long pid, String clock) {
+
+    public SampleFileHeader {
+        events = List.copyOf(events);
+    }
+
+    public boolean isTimeBased() {
+        return "ns".equals(periodUnit);
+    }
+}

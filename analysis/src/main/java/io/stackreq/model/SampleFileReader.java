@@ -1,0 +1,227 @@
+package io.stackreq.model;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * Streams the perf agent's JSON-lines sample file: one line in memory at a time, so a file of any
+ * size reads in bounded memory. Lines longer than {@link #MAX_LINE_BYTES} are an error: no valid
+ * record comes near it, so such a line means the file is not a sample file.
+ */
+public final class SampleFileReader implements Closeable {
+    public static final int MAX_LINE_BYTES = 1 << 20;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path file;
+    private final InputStream in;
+    private final ByteArrayOutputStream lineBuffer = new ByteArrayOutputStream(256);
+    private final SampleFileHeader header;
+    private long lineNumber;
+    private SampleFileSummary summary;
+    private boolean unterminatedLine;
+    private boolean truncatedLastLine;
+
+    private SampleFileReader(Path file, InputStream in) {
+        this.file = file;
+        this.in = in;
+        this.header = readHeader();
+    }
+
+    /** Opens the file and reads its header line. */
+    public static SampleFileReader open(Path file) {
+        try {
+            return new SampleFileReader(file, new BufferedInputStream(Files.newInputStream(file), 1 << 16));
+        } catch (NoSuchFileException e) {
+            throw new InputException("sample file not found: " + file);
+        } catch (IOException e) {
+            throw new InputException("cannot read sample file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public SampleFileHeader header() {
+        return header;
+    }
+
+    /** Calls {@code action} for every sample, in file order, until the end line or end of file. */
+    public void forEachSample(Consumer<Sample> action) {
+        byte[] line;
+        while ((line = nextLine()) != null) {
+            JsonNode node = parse(line);
+            if (node == null) {
+                continue;
+            }
+            String type = node.path("type").asText("");
+            switch (type) {
+                case "sample" -> action.accept(sample(node));
+                case "end" -> summary = summary(node);
+                case "start" -> throw error("a second start line (two runs written to one file?)");
+                default -> throw error("unknown record type '" + type + "'");
+            }
+        }
+    }
+
+    /** The end line, once {@link #forEachSample} has run; empty when the file has none (JVM killed). */
+    public Optional<SampleFileSummary> summary() {
+        return Optional.ofNullable(summary);
+    }
+
+    /** Whether the file ended in the middle of a line (the writer was killed while writing it). */
+    public boolean truncatedLastLine() {
+        return truncatedLastLine;
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+
+    private SampleFileHeader readHeader() {
+        byte[] line = nextLine();
+        if (line == null) {
+            throw new InputException("sample file " + file + " is empty");
+        }
+        JsonNode node = parse(line);
+        if (node == null || !"start".equals(node.path("type").asText())) {
+            throw error("expected the start line {\"type\":\"start\",...}");
+        }
+        String leader = text(node, "leader", true);
+        List<String> events = new ArrayList<>();
+        for (JsonNode event : node.path("events")) {
+            events.add(event.asText());
+        }
+        if (events.isEmpty()) {
+            events.add(leader);
+        }
+        return new SampleFileHeader(text(node, "engine", false), leader, events, node.path("period").asLong(0),
+                text(node, "periodUnit", false), node.path("pid").asLong(-1), text(node, "clock", false));
+    }
+
+    private Sample sample(JsonNode node) {
+        Map<String, Long> deltas = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.path("deltas").fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> delta = it.next();
+            if (!delta.getValue().canConvertToLong()) {
+                throw error("delta '" + delta.getKey() + "' is not an integer");
+            }
+            deltas.put(delta.getKey(), delta.getValue().asLong());
+        }
+        return new Sample(lineNumber, number(node, "userData"), number(node, "tid"), node.path("time").asLong(0),
+                node.path("cpu").asInt(-1), node.path("event").asText(header.leader()),
+                node.path("period").asLong(header.period()), deltas, node.path("error").asInt(0));
+    }
+
+    private SampleFileSummary summary(JsonNode node) {
+        Map<Integer, Long> errors = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.path("errors").fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            try {
+                errors.put(Integer.parseInt(entry.getKey()), entry.getValue().asLong());
+            } catch (NumberFormatException e) {
+                throw error("error code '" + entry.getKey() + "' is not a number");
+            }
+        }
+        return new SampleFileSummary(node.path("samples").asLong(0), node.path("lost").asLong(0), errors);
+    }
+
+    private long number(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || !value.canConvertToLong()) {
+            throw error("missing or non-integer field '" + field + "'");
+        }
+        return value.asLong();
+    }
+
+    private String text(JsonNode node, String field, boolean required) {
+        JsonNode value = node.get(field);
+        if (value == null || !value.isTextual()) {
+            if (required) {
+                throw error("missing field '" + field + "'");
+            }
+            return "";
+        }
+        return value.asText();
+    }
+
+    /** Parses one line; null for a blank line or for a cut-off last line (reported, not fatal). */
+    private JsonNode parse(byte[] line) {
+        if (isBlank(line)) {
+            return null;
+        }
+        try {
+            JsonNode node = JSON.readTree(line);
+            if (node == null || !node.isObject()) {
+                throw error("not a JSON object");
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            if (unterminatedLine) {
+                truncatedLastLine = true;
+                return null;
+            }
+            throw error("invalid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw error(e.getMessage());
+        }
+    }
+
+    private byte[] nextLine() {
+        lineBuffer.reset();
+        try {
+            int b;
+            while ((b = in.read()) != -1) {
+                if (b == '\n') {
+                    lineNumber++;
+                    return lineBuffer.toByteArray();
+                }
+                if (lineBuffer.size() >= MAX_LINE_BYTES) {
+                    lineNumber++;
+                    throw error("line longer than " + MAX_LINE_BYTES + " bytes (not a sample file?)");
+                }
+                lineBuffer.write(b);
+            }
+        } catch (IOException e) {
+            throw new InputException("cannot read sample file " + file + ": " + e.getMessage(), e);
+        }
+        if (lineBuffer.size() == 0) {
+            return null;
+        }
+        lineNumber++;
+        unterminatedLine = true;
+        return lineBuffer.toByteArray();
+    }
+
+    private static boolean isBlank(byte[] line) {
+        for (byte b : line) {
+            if (b != ' ' && b != '\t' && b != '\r') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private InputException error(String problem) {
+        return new InputException("sample file " + file + " line " + lineNumber + ": " + problem);
+    }
+}

@@ -1,0 +1,72 @@
+package io.stackreq.profile;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import io.stackreq.model.InputException;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
+
+/** Runs the profiled JVM with both agents and a JFR recording, showing progress on stderr. */
+public final class ProfileRun {
+
+    /** @param exitCode the JVM's exit code; @param seconds how long it ran; @param samples sample lines seen */
+    public record Result(int exitCode, double seconds) {
+    }
+
+    private ProfileRun() {
+    }
+
+    /**
+     * Starts the JVM, waits for it and returns once it has exited. Ctrl-C stops the JVM (which
+     * then writes its recording) but not the CLI, so the results are still written.
+     *
+     * @param interactive whether stderr is a terminal: then the progress line updates twice a second
+     */
+    public static Result run(ProfileSettings settings, PrintStream err, boolean interactive)
+            throws IOException, InterruptedException {
+        Files.createDirectories(settings.output());
+        // Stale files from an earlier run would be joined with this run's data.
+        Files.deleteIfExists(settings.recording());
+        Files.deleteIfExists(settings.samples());
+
+        ProcessBuilder builder = new ProcessBuilder(settings.commandLine()).inheritIO();
+        SignalHandler previous = ignoreInterrupt();
+        try {
+            Process jvm;
+            try {
+                jvm = builder.start();
+            } catch (IOException e) {
+                throw new InputException("cannot start " + settings.java() + ": " + e.getMessage(), e);
+            }
+            ProgressLine progress = new ProgressLine(err, settings.samples());
+            long updateMillis = interactive ? 500 : 5000;
+            while (!jvm.waitFor(updateMillis, TimeUnit.MILLISECONDS)) {
+                progress.update();
+            }
+            progress.clear();
+            double seconds = progress.elapsedSeconds();
+            err.println(String.format(Locale.ROOT, "stackreq: the JVM exited with code %d after %.1f s",
+                    jvm.exitValue(), seconds));
+            return new Result(jvm.exitValue(), seconds);
+        } finally {
+            if (previous != null) {
+                Signal.handle(new Signal("INT"), previous);
+            }
+        }
+    }
+
+    private static SignalHandler ignoreInterrupt() {
+        try {
+            // The terminal sends SIGINT to the whole process group: the JVM stops and dumps its
+            // recording; the CLI waits for it and then analyses what was recorded.
+            return Signal.handle(new Signal("INT"), signal -> {
+            });
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.stackreq.profile;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How to run one profiled JVM.
+ *
+ * @param java     the java launcher
+ * @param agents   where the two agents are
+ * @param engine   "perf" or "cpu-timer"
+ * @param events   leader first, group members after ({@code task-clock+page-faults}); ignored by cpu-timer
+ * @param interval sample interval for time events ("1ms"), or null when {@code period} is given
+ * @param period   sample period for count events, or null when {@code interval} is given
+ * @param output   directory for recording.jfr, samples.jsonl and the results
+ * @param javaArgs the user's JVM options, main class and arguments
+ */
+public record ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
+        Long period, Path output, List<String> javaArgs) {
+
+    public static final String RECORDING = "recording.jfr";
+    public static final String SAMPLES = "samples.jsonl";
+
+    public ProfileSettings {
+        javaArgs = List.copyOf(javaArgs);
+    }
+
+    public Path recording() {
+        return output.resolve(RECORDING);
+    }
+
+    public Path samples() {
+        return output.resolve(SAMPLES);
+    }
+
+    /**
+     * {@code java -agentpath:libstackreq.so -agentpath:libstackreq-perf.so=... -XX:StartFlightRecording=...
+     * <user args>}: the request agent first, so the perf agent finds the RequestStackTrace extension.
+     */
+    public List<String> commandLine() {
+        StringBuilder perfOptions = new StringBuilder();
+        if ("cpu-timer".equals(engine)) {
+            perfOptions.append("engine=cpu-timer");
+        } else {
+            perfOptions.append("event=").append(events);
+        }
+        if (period != null) {
+            perfOptions.append(",period=").append(period);
+        } else if (interval != null) {
+            perfOptions.append(",interval=").append(interval);
+        }
+        perfOptions.append(",out=").append(samples());
+
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        command.add("-agentpath:" + agents.requestAgent());
+        command.add("-agentpath:" + agents.perfAgent() + "=" + perfOptions);
+        command.add("-XX:StartFlightRecording=filename=" + recording() + ",+jdk.StackTraceRequest#enabled=true");
+        command.addAll(javaArgs);
+        return command;
+    }
+}

@@ -1,0 +1,134 @@
+package io.stackreq.report;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.stackreq.join.JoinOutcome;
+import io.stackreq.tree.CallTree;
+import io.stackreq.tree.CallTree.Node;
+
+/** Turns call trees into report rows: self and total per method, line or stack. */
+public final class ReportBuilder {
+    private final Grouping grouping;
+    private final int top;
+
+    /** @param top at most this many rows per table; 0 or less for all */
+    public ReportBuilder(Grouping grouping, int top) {
+        this.grouping = grouping;
+        this.top = top;
+    }
+
+    public Report build(JoinOutcome outcome, CallTree all, Map<String, CallTree> byThread) {
+        long totalWeight = all.root().total();
+        List<ThreadReport> threads = null;
+        if (!byThread.isEmpty()) {
+            threads = new ArrayList<>();
+            for (Map.Entry<String, CallTree> thread : byThread.entrySet()) {
+                long threadWeight = thread.getValue().root().total();
+                threads.add(new ThreadReport(thread.getKey(), threadWeight, percent(threadWeight, totalWeight),
+                        entries(thread.getValue(), totalWeight)));
+            }
+            threads.sort(Comparator.comparingLong(ThreadReport::totalWeight).reversed()
+                    .thenComparing(ThreadReport::thread));
+        }
+        return new Report(outcome.recording().file().toString(),
+                outcome.samplesFile() == null ? null : outcome.samplesFile().toString(), outcome.metric().name(),
+                outcome.metric().unit(), grouping.optionName(), totalWeight, outcome.quality().matched(),
+                outcome.quality().unmatched(), Report.Quality.of(outcome.quality()), entries(all, totalWeight),
+                threads);
+    }
+
+    private List<ReportEntry> entries(CallTree tree, long totalWeight) {
+        List<ReportEntry> entries = grouping == Grouping.STACK ? stackEntries(tree, totalWeight)
+                : frameEntries(tree, totalWeight);
+        entries.sort(Comparator.comparingLong(ReportEntry::self).reversed()
+                .thenComparing(Comparator.comparingLong(ReportEntry::total).reversed())
+                .thenComparing(ReportEntry::name));
+        return top > 0 && entries.size() > top ? new ArrayList<>(entries.subList(0, top)) : entries;
+    }
+
+    /** Self and total per frame key; total counts a key once per sample even when it recurses. */
+    private List<ReportEntry> frameEntries(CallTree tree, long totalWeight) {
+        Map<String, long[]> selfAndTotal = new LinkedHashMap<>();
+        Map<String, Node> firstNode = new HashMap<>();
+        Map<String, Integer> onPath = new HashMap<>();
+        walk(tree.root(), node -> {
+            long[] sums = selfAndTotal.computeIfAbsent(node.name(), k -> new long[2]);
+            firstNode.putIfAbsent(node.name(), node);
+            sums[0] += node.self();
+            // A node's total already holds every sample below it: add it only at the topmost
+            // occurrence of its key on the path, so recursion does not count a sample twice.
+            if (onPath.merge(node.name(), 1, Integer::sum) == 1) {
+                sums[1] += node.total();
+            }
+        }, node -> onPath.merge(node.name(), -1, Integer::sum));
+
+        List<ReportEntry> entries = new ArrayList<>();
+        for (Map.Entry<String, long[]> entry : selfAndTotal.entrySet()) {
+            Node node = firstNode.get(entry.getKey());
+            if (node.frame() == null) {
+                continue;
+            }
+            long self = entry.getValue()[0];
+            long total = entry.getValue()[1];
+            entries.add(new ReportEntry(node.frame().qualifiedMethod(),
+                    grouping == Grouping.LINE ? node.frame().lineNumber() : null, null, self,
+                    percent(self, totalWeight), total, percent(total, totalWeight)));
+        }
+        return entries;
+    }
+
+    private List<ReportEntry> stackEntries(CallTree tree, long totalWeight) {
+        List<ReportEntry> entries = new ArrayList<>();
+        walk(tree.root(), node -> {
+            if (node.self() > 0 && node.frame() != null) {
+                List<Node> path = node.pathFromRoot();
+                List<String> stack = new ArrayList<>(path.size());
+                for (int i = path.size() - 1; i >= 0; i--) {
+                    stack.add(path.get(i).name());
+                }
+                double pct = percent(node.self(), totalWeight);
+                entries.add(new ReportEntry(node.frame().qualifiedMethod(), null, stack, node.self(), pct,
+                        node.self(), pct));
+            }
+        }, node -> {
+        });
+        return entries;
+    }
+
+    /** Depth-first without recursion: stacks can be thousands of frames deep. */
+    private static void walk(Node root, java.util.function.Consumer<Node> enter,
+            java.util.function.Consumer<Node> leave) {
+        record Visit(Node node, boolean leaving) {
+        }
+        java.util.ArrayDeque<Visit> pending = new java.util.ArrayDeque<>();
+        for (Node child : root.children()) {
+            pending.push(new Visit(child, false));
+        }
+        while (!pending.isEmpty()) {
+            Visit visit = pending.pop();
+            if (visit.leaving()) {
+                leave.accept(visit.node());
+                continue;
+            }
+            enter.accept(visit.node());
+            pending.push(new Visit(visit.node(), true));
+            for (Node child : visit.node().children()) {
+                pending.push(new Visit(child, false));
+            }
+        }
+    }
+
+    static double percent(long part, long whole) {
+        return whole == 0 ? 0 : round(100.0 * part / whole);
+    }
+
+    /** Three decimals: enough to compare, short enough to read. */
+    static double round(double value) {
+        return Math.round(value * 1000) / 1000.0;
+    }
+}

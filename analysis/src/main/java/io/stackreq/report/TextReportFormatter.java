@@ -1,0 +1,120 @@
+package io.stackreq.report;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The human-readable report: a table of entries, then the join quality. */
+public final class TextReportFormatter {
+
+    public String format(Report report) {
+        StringBuilder out = new StringBuilder();
+        out.append("Recording  ").append(report.recording()).append('\n');
+        if (report.samplesFile() != null) {
+            out.append("Samples    ").append(report.samplesFile()).append('\n');
+            out.append("Metric     ").append(report.metric()).append(": ")
+                    .append(weight(report.totalWeight(), report.unit())).append(" in ")
+                    .append(count(report.matched())).append(" matched samples\n");
+        } else {
+            out.append("Metric     stack-trace events (no --samples): ").append(count(report.totalWeight()))
+                    .append(" with a stack\n");
+        }
+        out.append('\n');
+        table(out, report.entries(), report);
+        if (report.threads() != null) {
+            for (ThreadReport thread : report.threads()) {
+                out.append('\n').append("Thread ").append(thread.thread()).append(": ")
+                        .append(pct(thread.totalPct())).append(" (").append(weight(thread.totalWeight(), report.unit()))
+                        .append(")\n");
+                table(out, thread.entries(), report);
+            }
+        }
+        out.append('\n');
+        quality(out, report);
+        return out.toString();
+    }
+
+    private void table(StringBuilder out, List<ReportEntry> entries, Report report) {
+        boolean stacks = "stack".equals(report.by());
+        if (stacks) {
+            out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", "share", report.unit(), "stack (top frame first)"));
+        } else {
+            out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", "self%", "self", "total%", "total",
+                    "line".equals(report.by()) ? "method:line" : "method"));
+        }
+        if (entries.isEmpty()) {
+            out.append("  (no matched samples)\n");
+        }
+        for (ReportEntry entry : entries) {
+            if (stacks) {
+                out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", pct(entry.selfPct()),
+                        weight(entry.self(), report.unit()), entry.stack().get(0)));
+                for (String frame : entry.stack().subList(1, entry.stack().size())) {
+                    out.append(String.format(Locale.ROOT, "%8s %12s    at %s%n", "", "", frame));
+                }
+            } else {
+                String name = entry.line() == null ? entry.name() : entry.name() + ":" + entry.line();
+                out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", pct(entry.selfPct()),
+                        weight(entry.self(), report.unit()), pct(entry.totalPct()),
+                        weight(entry.total(), report.unit()), name));
+            }
+        }
+    }
+
+    private void quality(StringBuilder out, Report report) {
+        Report.Quality q = report.quality();
+        out.append("Join quality\n");
+        if (report.samplesFile() != null) {
+            out.append("  samples  ").append(count(q.samples())).append(": ").append(count(q.matched()))
+                    .append(" matched (").append(pct(q.matchedPct())).append(" of accepted), ")
+                    .append(count(q.noEvent())).append(" with no event, ").append(count(q.failedEvent()))
+                    .append(" whose event has no stack, ").append(count(q.rejected())).append(" rejected");
+            if (!q.rejectedByError().isEmpty()) {
+                out.append(" (");
+                String separator = "";
+                for (Map.Entry<String, Long> error : q.rejectedByError().entrySet()) {
+                    out.append(separator).append("error ").append(error.getKey()).append(": ")
+                            .append(count(error.getValue()));
+                    separator = ", ";
+                }
+                out.append(')');
+            }
+            if (q.duplicateSamples() > 0) {
+                out.append(", ").append(count(q.duplicateSamples())).append(" repeating a userData");
+            }
+            out.append('\n');
+            out.append("  events   ").append(count(q.events())).append(": ").append(count(q.eventsWithoutSample()))
+                    .append(" with no sample\n");
+        } else {
+            out.append("  events   ").append(count(q.events())).append(": ").append(count(q.matched()))
+                    .append(" with a stack, ").append(count(q.failedEvent())).append(" failed\n");
+        }
+        out.append("  biased   ").append(pct(q.biasedPct())).append(" of attributed stacks were taken at a safepoint\n");
+        out.append("  dropped  ").append(q.droppedInJvm() < 0 ? "unknown (no stackreq.RequestStatistics event)"
+                : count(q.droppedInJvm()) + " accepted requests lost in the JVM");
+        if (report.samplesFile() != null) {
+            out.append("; ").append(q.agentLost() < 0 ? "perf agent losses unknown (sample file has no end line)"
+                    : count(q.agentLost()) + " samples lost by the perf agent");
+        }
+        out.append('\n');
+    }
+
+    static String pct(double percent) {
+        return String.format(Locale.ROOT, "%.1f%%", percent);
+    }
+
+    static String count(long value) {
+        return String.format(Locale.ROOT, "%,d", value);
+    }
+
+    /** Nanoseconds as seconds or milliseconds; counts with thousands separators. */
+    static String weight(long value, String unit) {
+        if (!"ns".equals(unit)) {
+            return count(value);
+        }
+        if (value >= 1_000_000_000L) {
+            return String.format(Locale.ROOT, "%.3f s", value / 1e9);
+        }
+        return String.format(Locale.ROOT, "%.3f ms", value / 1e6);
+    }
+}
