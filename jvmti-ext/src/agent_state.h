@@ -40,6 +40,9 @@ struct AgentState {
     std::atomic<bool> recording_seen{false};  // some JFR recording has started in this VM
     std::atomic<bool> event_enabled{false};   // a running recording enables the event
     std::atomic<int> enabled_environments{0};
+    // Requests between their first gate check and their publish: a flush that closed a gate
+    // waits for this to reach 0 so no request slips past it.
+    std::atomic<int> in_flight{0};
     bool file_mode = false;                   // options.file set: no JFR recording needed
 
     // java.lang.Thread::isVirtual on JDK 21+, else null. Resolved at VMInit.

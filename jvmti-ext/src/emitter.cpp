@@ -160,12 +160,14 @@ void drain_locked(EmitterState& e, JNIEnv* jni) {
     }
 }
 
-// Waits (bounded) for requests that were claimed but are still being captured.
+// Waits (bounded) for requests that are still being captured. A request running on this very
+// thread (a flush from inside a signal handler's interrupted code) cannot finish while we wait,
+// hence the bound.
 void drain_all_locked(EmitterState& e, JNIEnv* jni) {
-    RequestRing& ring = agent().ring;
+    AgentState& state = agent();
     for (int attempt = 0; attempt < 2000; attempt++) {
         drain_locked(e, jni);
-        if (!ring.has_unconsumed()) return;
+        if (!state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0) return;
         usleep(500);
     }
     Log::warn("gave up waiting for a request still being captured");
@@ -310,8 +312,11 @@ void Emitter::recording_started(int64_t recording_id) {
 bool Emitter::recording_stopped(JNIEnv* jni, int64_t recording_id, const char* path, std::string* error) {
     EmitterState& e = emitter();
     std::lock_guard<std::mutex> guard(e.mutex);
-    drain_all_locked(e, jni);
     int64_t start = e.store.recording_stopped(recording_id);
+    // No recording left that enables the event: close the gate before the last drain so that no
+    // request is accepted for nobody. Java's refresh reopens it if JFR says otherwise.
+    if (e.store.running_recordings() == 0) agent().event_enabled.store(false, std::memory_order_release);
+    drain_all_locked(e, jni);
     bool ok = true;
     if (start >= 0 && path != nullptr) {
         int64_t now = monotonic_ticks();

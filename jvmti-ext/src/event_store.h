@@ -34,6 +34,7 @@ public:
     void add_statistics(const StatisticsEvent& statistics) { statistics_.push_back(statistics); }
 
     void recording_started(int64_t recording_id, int64_t ticks) { running_.emplace(recording_id, ticks); }
+    size_t running_recordings() const { return running_.size(); }
     // Forgets the recording; returns its start ticks, or -1 when it was not known.
     int64_t recording_stopped(int64_t recording_id);
 

@@ -138,10 +138,10 @@ bool is_current_thread(AgentState& state, jthread target) {
 
 using namespace stackreq;
 
-extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
-                                                                       void* ucontext, jlong user_data) {
-    AgentState& state = agent();
-    Counters::add(Counter::requested);
+namespace stackreq {
+namespace {
+
+jvmtiError request(AgentState& state, jvmtiEnv* env, jthread* thread, void* ucontext, jlong user_data) {
     if (env == nullptr) return reject(Counter::rejected_other, JVMTI_ERROR_INVALID_ENVIRONMENT);
     jvmtiError error = check_phase(state);
     if (error != JVMTI_ERROR_NONE) return error;
@@ -151,6 +151,27 @@ extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv*
     error = check_available(state);
     if (error != JVMTI_ERROR_NONE) return error;
     return request_current_thread(state, ucontext, user_data);
+}
+
+// Counts the request as in flight for its whole duration (see AgentState::in_flight).
+class InFlight {
+public:
+    explicit InFlight(AgentState& state) : state_(state) { state_.in_flight.fetch_add(1, std::memory_order_acq_rel); }
+    ~InFlight() { state_.in_flight.fetch_sub(1, std::memory_order_acq_rel); }
+
+private:
+    AgentState& state_;
+};
+
+}  // namespace
+}  // namespace stackreq
+
+extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
+                                                                       void* ucontext, jlong user_data) {
+    AgentState& state = agent();
+    Counters::add(Counter::requested);
+    InFlight in_flight(state);
+    return request(state, env, thread, ucontext, user_data);
 }
 
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env) {

@@ -35,7 +35,20 @@ public final class Bootstrap {
     /** Recomputes whether any running recording enables the event and tells the agent. */
     static void refreshEnabled() {
         EventType type = eventType;
-        NativeBridge.setEventEnabled(type != null && type.isEnabled());
+        NativeBridge.setEventEnabled(type != null && type.isEnabled() && anyRunningRecordingEnablesEvent());
+    }
+
+    // EventType.isEnabled() may still be true while a stopping recording is being written out.
+    private static boolean anyRunningRecordingEnablesEvent() {
+        if (!FlightRecorder.isInitialized()) {
+            return false;
+        }
+        for (Recording recording : FlightRecorder.getFlightRecorder().getRecordings()) {
+            if (recording.getState() == RecordingState.RUNNING && enablesEvent(recording)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean enablesEvent(Recording recording) {
@@ -67,6 +80,9 @@ public final class Bootstrap {
                     NativeBridge.recordingStarted(recording.getId());
                 }
             } else if (state == RecordingState.STOPPED || state == RecordingState.CLOSED) {
+                // Close the gate first (unless another recording keeps the event on), so every
+                // request accepted until now is in the chunk and none is accepted for nobody.
+                refreshEnabled();
                 Path destination = recording.getDestination();
                 String error = NativeBridge.recordingStopped(recording.getId(),
                         state == RecordingState.STOPPED && destination != null ? destination.toString() : null);

@@ -57,7 +57,6 @@ public final class ThrottleSetting extends SettingControl {
             } else {
                 NativeBridge.setThrottle(rate.count, rate.windowNanos);
             }
-            Bootstrap.refreshEnabled();
         }
     }
 
