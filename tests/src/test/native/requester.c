@@ -282,6 +282,16 @@ JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_startTimer(JNIEnv *jni
     return result;
 }
 
+/* Sends the timer signal to the calling thread once, so that the handler's request walks the
+ * stack at this exact point (this native's caller on top); returns 0 or an errno value. */
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_signalSelf(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    if (g_request == NULL) return unavailable(jni);
+    pthread_once(&g_handler_once, install_handler);
+    if (g_handler_error != 0) return g_handler_error;
+    return pthread_kill(pthread_self(), g_signal);
+}
+
 /* Deletes the calling thread's timer; returns 0, or ENOENT when it had none. A signal already
  * pending for this thread is delivered before this native returns to Java. */
 JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_stopTimer(JNIEnv *jni, jclass cls) {

@@ -47,6 +47,12 @@ public final class Requester {
 
     public static native int stopTimer();
 
+    /**
+     * Delivers the timer signal to the calling thread now: its handler requests (next id) with
+     * this point of the stack; the request has been made when this returns. 0 or an errno value.
+     */
+    public static native int signalSelf();
+
     /** Timer ids that got JVMTI_ERROR_NONE, ascending. Call when every timer is stopped. */
     public static native long[] acceptedIds();
 
