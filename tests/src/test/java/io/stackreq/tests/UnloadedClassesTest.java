@@ -72,8 +72,8 @@ class UnloadedClassesTest {
         }
         System.out.printf("%s: %d of %d Loadable frames shown as unknown%n", jdk, unknown, 2 * events.size());
         assertAll(
-                () -> assertTrue(malformed.isEmpty(), () -> malformed.size() + " stacks are not signalSelf, signal, lambda,"
-                        + " 2 x (Loadable.apply or unknown), callThroughThrowAwayLoader: " + malformed),
+                () -> assertTrue(malformed.isEmpty(), () -> malformed.size() + " stacks are not signalSelf, signal,"
+                        + " lambda, 2 x (Loadable.apply or unknown), callThroughThrowAwayLoader: " + malformed),
                 () -> assertEquals(events.size(), JfrPrint.parse(JfrPrint.print(jdk, recording, JfrFile.REQUEST, dir),
                         JfrFile.REQUEST).size(), "events seen by jfr print"),
                 () -> assertEquals(events.size(), JmcFile.requests(JmcFile.load(recording)).size(),
