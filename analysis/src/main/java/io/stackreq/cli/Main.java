@@ -19,12 +19,13 @@ public final class Main {
 
     /** Runs the CLI and returns its exit code: 0 ok, 2 bad input, 1 internal error. */
     public static int run(String... args) {
-        // JMC core logs parser warnings through java.util.logging; the CLI reports problems itself.
-        JMC_LOGGER.setLevel(Level.SEVERE);
         return commandLine().execute(args);
     }
 
     public static CommandLine commandLine() {
+        // JMC core logs parser problems through java.util.logging, stack traces included; the
+        // CLI reports them itself, in one line.
+        JMC_LOGGER.setLevel(Level.OFF);
         CommandLine commandLine = new CommandLine(new StackreqCommand());
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setExecutionExceptionHandler(new ErrorHandler());

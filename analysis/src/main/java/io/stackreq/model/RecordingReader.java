@@ -83,7 +83,7 @@ public final class RecordingReader {
 
     private static String describe(Exception e) {
         String message = e.getMessage();
-        return message == null || message.isBlank() ? "not a valid JFR file (" + e.getClass().getSimpleName() + ")"
+        return message == null || message.isBlank() ? "not a valid JFR file"
                 : message.lines().findFirst().orElse(message);
     }
 
@@ -124,9 +124,38 @@ public final class RecordingReader {
             frames.add(new Frame(className, methodName, method == null ? "" : method.getFormalDescriptor(),
                     frame.getFrameLineNumber() == null ? -1 : frame.getFrameLineNumber(),
                     frame.getBCI() == null ? -1 : frame.getBCI(),
-                    frame.getType() == null ? "" : frame.getType().getName()));
+                    frameType(frame.getType())));
         }
         return frames;
+    }
+
+    /**
+     * The frame type as the JDK spells it: JMC maps the recorded description to its own constants
+     * (whose names differ, "JIT Compiled"), and keeps other descriptions (stackreq's "Java") as read.
+     */
+    private static String frameType(IMCFrame.Type type) {
+        if (type == null) {
+            return "";
+        }
+        if (type == IMCFrame.Type.JIT_COMPILED) {
+            return "JIT compiled";
+        }
+        if (type == IMCFrame.Type.INTERPRETED) {
+            return "Interpreted";
+        }
+        if (type == IMCFrame.Type.INLINED) {
+            return "Inlined";
+        }
+        if (type == IMCFrame.Type.NATIVE) {
+            return "Native";
+        }
+        if (type == IMCFrame.Type.CPP) {
+            return "C++";
+        }
+        if (type == IMCFrame.Type.KERNEL) {
+            return "Kernel";
+        }
+        return type.getName();
     }
 
     private static void readStatistics(IItemIterable iterable, Map<String, Long> out) {

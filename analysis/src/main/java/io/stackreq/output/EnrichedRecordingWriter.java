@@ -29,6 +29,11 @@ import io.stackreq.model.StackEvent;
  * <p>JMC core 9.1.1's writer corrupts an event when a field is left unset (JMC-8475, fixed after
  * 9.1.1), so every field of every value written here is set, nulls included. The writer buffers
  * the whole recording until {@link #close()}.
+ *
+ * <p>JMC core reads the file completely. The JDK's own parser ({@code jfr print},
+ * {@code RecordingFile}) does not: the writer's built-in {@code jdk.types.StackFrame} sits in a
+ * constant pool, which the JDK cannot read inside a stack trace, and its {@code java.lang.Thread}
+ * has no {@code javaThreadId}.
  */
 public final class EnrichedRecordingWriter implements JoinListener, AutoCloseable {
     public static final String EVENT_NAME = "stackreq.PerfSample";
@@ -67,8 +72,15 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
                     || (counter.equals(header.leader()) && header.isTimeBased());
             counters.put(counter, new CounterField(fieldName(counter), time));
         }
-        eventType = recording.registerEventType(EVENT_NAME, type -> {
-            type.addAnnotation(Types.JDK.ANNOTATION_LABEL, "Perf Sample")
+        // Registered as a plain type with jdk.jfr.Event as supertype, not with registerEventType:
+        // that puts stackTrace and eventThread before startTime, and the JDK's own parser (jfr
+        // print, RecordingFile) reads the first field of every event as its start time.
+        eventType = recording.registerType(EVENT_NAME, "jdk.jfr.Event", type -> {
+            type.addField("startTime", Types.Builtin.LONG,
+                    f -> f.addAnnotation(Types.JDK.ANNOTATION_TIMESTAMP, "TICKS"))
+                    .addField("eventThread", Types.JDK.THREAD)
+                    .addField("stackTrace", Types.JDK.STACK_TRACE)
+                    .addAnnotation(Types.JDK.ANNOTATION_LABEL, "Perf Sample")
                     .addAnnotation(Types.JDK.ANNOTATION_DESCRIPTION,
                             "A perf counter overflow joined by stackreq with its unbiased stack trace")
                     .addField("userData", Types.Builtin.LONG,

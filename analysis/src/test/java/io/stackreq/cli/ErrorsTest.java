@@ -1,0 +1,158 @@
+package io.stackreq.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.stackreq.fixtures.Cli;
+import io.stackreq.fixtures.FixtureRecording;
+import io.stackreq.fixtures.FixtureSamples;
+import io.stackreq.fixtures.Scenario;
+import io.stackreq.model.SampleFileReader;
+
+/** Every input problem: one line on stderr, exit code 2, no Java stack trace. */
+class ErrorsTest {
+    @TempDir
+    static Path directory;
+    static Scenario scenario;
+
+    @BeforeAll
+    static void writeScenario() throws IOException {
+        scenario = Scenario.write(directory);
+    }
+
+    private static String failsWithOneLine(Object... args) {
+        Cli.Result result = Cli.run(args);
+        assertEquals(2, result.exitCode(), "exit code; stderr: " + result.err());
+        assertEquals("", result.out());
+        String err = result.err();
+        assertEquals(1, err.lines().count(), "one line: " + err);
+        assertTrue(err.startsWith("stackreq: "), err);
+        assertFalse(err.contains("Exception") || err.contains("\tat "), "no Java stack trace: " + err);
+        return err;
+    }
+
+    @Test
+    void missingRecording() {
+        String err = failsWithOneLine("report", directory.resolve("nope.jfr"));
+        assertTrue(err.contains("recording not found") && err.contains("nope.jfr"), err);
+    }
+
+    @Test
+    void corruptRecording() throws IOException {
+        Path corrupt = Files.writeString(directory.resolve("corrupt.jfr"), "this is not a flight recording");
+        String err = failsWithOneLine("report", corrupt);
+        assertTrue(err.contains("cannot read recording") && err.contains("corrupt.jfr"), err);
+    }
+
+    @Test
+    void truncatedRecordingHeader() throws IOException {
+        byte[] recording = Files.readAllBytes(scenario.recording);
+        Path truncated = Files.write(directory.resolve("truncated.jfr"), java.util.Arrays.copyOf(recording, 40));
+        String err = failsWithOneLine("report", truncated);
+        assertTrue(err.contains("truncated.jfr"), err);
+    }
+
+    @Test
+    void recordingWithoutStackTraceRequestEvents() throws IOException {
+        Path other = new FixtureRecording().withoutStackTraceRequestType().write(directory.resolve("other.jfr"));
+        String err = failsWithOneLine("flame", other, "-o", directory.resolve("never.html"));
+        assertTrue(err.contains("has no jdk.StackTraceRequest events"), err);
+        assertFalse(Files.exists(directory.resolve("never.html")));
+    }
+
+    @Test
+    void missingSampleFile() {
+        String err = failsWithOneLine("report", scenario.recording, "--samples", directory.resolve("none.jsonl"));
+        assertTrue(err.contains("sample file not found"), err);
+    }
+
+    @Test
+    void samplesThatMatchNothing() throws IOException {
+        Path unrelated = new FixtureSamples("task-clock").sample(5000, 1, 1_000_000).sample(5001, 1, 1_000_000)
+                .write(directory.resolve("unrelated.jsonl"));
+        String err = failsWithOneLine("report", scenario.recording, "--samples", unrelated);
+        assertTrue(err.contains("no sample in") && err.contains("matches a stack trace"), err);
+    }
+
+    @Test
+    void enrichLeavesNoFileWhenNothingMatches() throws IOException {
+        Path unrelated = new FixtureSamples("task-clock").sample(5000, 1, 1_000_000)
+                .write(directory.resolve("unrelated2.jsonl"));
+        Path output = directory.resolve("nothing.jfr");
+        failsWithOneLine("enrich", scenario.recording, "--samples", unrelated, "-o", output);
+        assertFalse(Files.exists(output));
+    }
+
+    @Test
+    void sampleFileThatIsNotJson() throws IOException {
+        Path garbage = Files.writeString(directory.resolve("garbage.jsonl"), "hello\n");
+        String err = failsWithOneLine("report", scenario.recording, "--samples", garbage);
+        assertTrue(err.contains("garbage.jsonl line 1"), err);
+    }
+
+    @Test
+    void corruptLineInTheMiddleIsNamed() throws IOException {
+        Path file = directory.resolve("broken.jsonl");
+        Files.writeString(file, Files.readString(scenario.samples).replaceFirst("\"userData\":3,", "\"userData\":3,,"));
+        String err = failsWithOneLine("report", scenario.recording, "--samples", file);
+        assertTrue(err.contains("broken.jsonl line 4: invalid JSON"), err);
+    }
+
+    @Test
+    void overlongLineIsAnError() throws IOException {
+        Path file = directory.resolve("long.jsonl");
+        String header = Files.readAllLines(scenario.samples).get(0);
+        Files.writeString(file, header + "\n{\"type\":\"sample\",\"pad\":\"" + "x".repeat(SampleFileReader.MAX_LINE_BYTES)
+                + "\"}\n");
+        String err = failsWithOneLine("report", scenario.recording, "--samples", file);
+        assertTrue(err.contains("long.jsonl line 2: line longer than"), err);
+    }
+
+    @Test
+    void metricNotInTheSampleFile() {
+        String err = failsWithOneLine("report", scenario.recording, "--samples", scenario.samples, "--metric", "cycles");
+        assertTrue(err.contains("metric 'cycles' is not counted") && err.contains("task-clock, page-faults"), err);
+    }
+
+    @Test
+    void metricWithoutSamples() {
+        String err = failsWithOneLine("report", scenario.recording, "--metric", "page-faults");
+        assertTrue(err.contains("needs --samples"), err);
+    }
+
+    @Test
+    void unknownOptionValue() {
+        String err = failsWithOneLine("report", scenario.recording, "--by", "module");
+        assertTrue(err.contains("--by") && err.contains("stackreq report --help"), err);
+    }
+
+    @Test
+    void missingAgentsForProfile() {
+        String err = failsWithOneLine("profile", "--agent-dir", directory.resolve("no-agents"), "--", "-version");
+        assertTrue(err.contains("libstackreq.so not found"), err);
+    }
+
+    @Test
+    void badIntervalForProfile() {
+        String err = failsWithOneLine("profile", "-i", "1 ms", "--", "-version");
+        assertTrue(err.contains("--interval"), err);
+    }
+
+    @Test
+    void helpWorksEverywhere() {
+        for (String command : new String[] {"profile", "report", "flame", "collapsed", "join", "enrich", "demo"}) {
+            Cli.Result result = Cli.run(command, "--help");
+            assertEquals(0, result.exitCode(), command);
+            assertTrue(result.out().startsWith("Usage: stackreq " + command), result.out());
+        }
+    }
+}
