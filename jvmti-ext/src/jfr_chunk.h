@@ -15,6 +15,9 @@ namespace stackreq {
 // whether a Java frame is interpreted, compiled or inlined, so such frames are kJava.
 enum class FrameType : uint8_t { kJava = 0, kInterpreted, kCompiled, kInlined, kNative };
 
+// The ids of methods, stacks and threads become constant-pool keys as they are. The JDK reader
+// reuses an entry of the previous chunk when its key repeats (ChunkParser), so an id must name
+// the same content in every chunk a process writes: ids for the life of the agent.
 struct MethodEntry {
     uint64_t id;                 // key used by StackFrameEntry::method_id; nonzero
     // Unknown parts are written as class "<unknown>", method "<unknown>", descriptor "()V":
@@ -92,6 +95,9 @@ struct ChunkContent {
     // JVM's tick origin being its start), while JDK 17 and JMC use each chunk's own header; so
     // the chunk then writes its ticks on the JVM's scale, with a header that agrees, and both
     // kinds of readers show the same times. Unset: ticks are CLOCK_MONOTONIC nanoseconds.
+    // (Consecutive stackreq chunks share their metadata id, and then the JDK 17 reader too
+    // keeps the earlier chunk's header for times: harmless, as long as every chunk of a file
+    // states the same clock, off only by wall-clock drift between the chunks.)
     TickScale append_to;
     // Type id for jdk.StackTraceRequest: JFR's id for the registered Java class
     // (EventType.getId()) so that chunk-merging readers see one type; 0 = stackreq's default.
