@@ -199,6 +199,19 @@ bool write_chunk_to(const char* path, int flags, const ChunkContent& content, st
     return ok;
 }
 
+// The JDK 25 reader times every chunk of a file by the first chunk's header (see ChunkContent::
+// append_to), so a chunk appended to a JVM recording is written on that recording's tick scale.
+void read_destination_tick_scale(const char* path, TickScale* out) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return;
+    char header[68];
+    ssize_t n = pread(fd, header, sizeof(header), 0);
+    close(fd);
+    if (n != static_cast<ssize_t>(sizeof(header)) || !read_tick_scale(header, sizeof(header), out)) {
+        Log::debug("%s: no JFR chunk header to align times with", path);
+    }
+}
+
 void fill_chunk_header(EmitterState& e, int64_t from_ticks, int64_t to_ticks, ChunkContent* content) {
     content->start_ticks = from_ticks;
     content->start_epoch_nanos = epoch_nanos_of(from_ticks);
@@ -324,6 +337,7 @@ bool Emitter::recording_stopped(JNIEnv* jni, int64_t recording_id, const char* p
         ChunkContent content;
         e.store.collect(start, now, 0, *e.methods, e.threads, &content);
         fill_chunk_header(e, start, now, &content);
+        read_destination_tick_scale(path, &content.append_to);
         ok = write_chunk_to(path, O_APPEND, content, error);
         if (ok) Log::info("appended %zu events to %s", content.events.size(), path);
     }
