@@ -95,15 +95,17 @@ final class Profiling {
         out.print(text);
         out.println();
         out.println("Results in " + directory + "/");
-        out.println("  " + REPORT + "      this report (more: stackreq report " + settings.recording() + " --samples "
+        String row = "  %-14s %s%n";
+        out.printf(Locale.ROOT, row, REPORT, "this report (more: stackreq report " + settings.recording() + " --samples "
                 + settings.samples() + " --by line|stack --threads --format json)");
-        out.println("  " + FLAME + "     interactive flame graph, open it in a browser");
+        out.printf(Locale.ROOT, row, FLAME, "interactive flame graph, open it in a browser");
         if (enriched >= 0) {
-            out.println(String.format(Locale.ROOT, "  %s     %,d %s events with stack and counters, open it in JDK "
-                    + "Mission Control", ENRICHED, enriched, EnrichedRecordingWriter.EVENT_NAME));
+            out.printf(Locale.ROOT, row, ENRICHED, String.format(Locale.ROOT,
+                    "%,d %s events with stack and counters, open it in JDK Mission Control", enriched,
+                    EnrichedRecordingWriter.EVENT_NAME));
         }
-        out.println("  " + ProfileSettings.RECORDING + "   the JVM's JFR recording with the jdk.StackTraceRequest events");
-        out.println("  " + ProfileSettings.SAMPLES + "   the perf agent's samples (JSON lines)");
+        out.printf(Locale.ROOT, row, ProfileSettings.RECORDING, "the JVM's JFR recording with the jdk.StackTraceRequest events");
+        out.printf(Locale.ROOT, row, ProfileSettings.SAMPLES, "the perf agent's samples (JSON lines)");
         out.flush();
     }
 }

@@ -24,7 +24,8 @@ public final class ProfileRun {
      * Starts the JVM, waits for it and returns once it has exited. Ctrl-C stops the JVM (which
      * then writes its recording) but not the CLI, so the results are still written.
      *
-     * @param interactive whether stderr is a terminal: then the progress line updates twice a second
+     * @param interactive whether stderr is a terminal: then the progress line updates in place twice a
+     *                    second, else a progress line is printed every 10 seconds
      */
     public static Result run(ProfileSettings settings, PrintStream err, boolean interactive)
             throws IOException, InterruptedException {
@@ -42,8 +43,8 @@ public final class ProfileRun {
             } catch (IOException e) {
                 throw new InputException("cannot start " + settings.java() + ": " + e.getMessage(), e);
             }
-            ProgressLine progress = new ProgressLine(err, settings.samples());
-            long updateMillis = interactive ? 500 : 5000;
+            ProgressLine progress = new ProgressLine(err, settings.samples(), interactive);
+            long updateMillis = interactive ? 500 : 10_000;
             while (!jvm.waitFor(updateMillis, TimeUnit.MILLISECONDS)) {
                 progress.update();
             }

@@ -20,9 +20,13 @@ final class ProgressLine {
     private long lines;
     private int lastLength;
 
-    ProgressLine(PrintStream err, Path samples) {
+    private final boolean terminal;
+
+    /** @param terminal whether stderr is a terminal: then the line is rewritten in place */
+    ProgressLine(PrintStream err, Path samples, boolean terminal) {
         this.err = err;
         this.samples = samples;
+        this.terminal = terminal;
     }
 
     void update() {
@@ -30,9 +34,14 @@ final class ProgressLine {
         // The first line of the file is its header, not a sample.
         String text = String.format(Locale.ROOT, "stackreq: profiling %.1f s, %,d samples", elapsedSeconds(),
                 Math.max(0, lines - 1));
-        err.print("\r" + text + " ".repeat(Math.max(0, lastLength - text.length())));
+        if (terminal) {
+            err.print("\r" + text + " ".repeat(Math.max(0, lastLength - text.length())));
+            lastLength = text.length();
+        } else {
+            // In a log a carriage return would glue the line to the program's own output.
+            err.println(text);
+        }
         err.flush();
-        lastLength = text.length();
     }
 
     void clear() {
