@@ -24,7 +24,10 @@ public final class Scenarios {
         Path rec = a.has("rec") ? a.path("rec") : null;
         Report report = new Report();
         report.put("onLoad", Requester.onLoadResult());
+        report.put("available", Requester.available());
         switch (scenario) {
+            case "available":
+                break;
             case "wrong-phase": {
                 report.put("enable.rc", Requester.enable());
                 Thread other = startSleeper();
