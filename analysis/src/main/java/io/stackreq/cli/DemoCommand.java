@@ -50,10 +50,10 @@ final class DemoCommand implements Callable<Integer> {
         spec.commandLine().getOut().flush();
         int exitCode = Profiling.profileAndReport(settings, spec.commandLine());
         spec.commandLine().getOut().println();
-        spec.commandLine().getOut().println("What to look for: BiasTrap printed the time it measured in each method "
-                + "above; the self% of " + BiasTrap.COPY_METHOD + " and " + BiasTrap.LOOP_METHOD
-                + " in the report should match those shares, because every stack was taken where the counter "
-                + "overflowed, not at the next safepoint.");
+        spec.commandLine().getOut().println("What to look for: BiasTrap printed the share of time it measured in "
+                + "each method; the total% of " + BiasTrap.COPY_METHOD + " (its own frames plus the "
+                + "System.arraycopy frames it calls) and of " + BiasTrap.LOOP_METHOD + " should match those "
+                + "shares, because every stack was taken where the counter overflowed, not at the next safepoint.");
         spec.commandLine().getOut().flush();
         return exitCode;
     }

@@ -3,10 +3,12 @@ package io.stackreq.demo;
 import java.nio.ByteBuffer;
 
 /**
- * Page faults in one method, none in the other: {@link #touchFreshMemory} writes one byte into
- * every page of a new 16 MiB direct buffer (fresh memory from the OS, a minor fault per page);
- * {@link #computeOnly} does arithmetic on registers. A profile weighted by {@code page-faults}
- * attributes the faults to touchFreshMemory; one weighted by time shows both.
+ * Page faults in one method, none in the other: {@link #touchFreshMemory} allocates a new 16 MiB
+ * direct buffer (fresh memory from the OS, a minor fault per page on first touch) and writes into
+ * every page; {@link #computeOnly} does arithmetic on registers. A profile weighted by
+ * {@code page-faults} puts nearly all faults in touchFreshMemory's total (most of them in its
+ * callee {@code Unsafe.setMemory0}: the JDK zeroes a new direct buffer, which is the first
+ * touch); one weighted by time shows both methods.
  *
  * <p>Usage: {@code PageToucher [seconds]} (default 3).
  */

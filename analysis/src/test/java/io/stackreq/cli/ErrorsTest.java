@@ -148,6 +148,18 @@ class ErrorsTest {
     }
 
     @Test
+    void cpuTimerTakesNoEvent() {
+        String err = failsWithOneLine("profile", "--engine", "cpu-timer", "-e", "page-faults", "--", "-version");
+        assertTrue(err.contains("--event is for --engine perf"), err);
+    }
+
+    @Test
+    void intervalAndPeriodTogether() {
+        String err = failsWithOneLine("profile", "-i", "1ms", "-p", "100", "--", "-version");
+        assertTrue(err.contains("not both"), err);
+    }
+
+    @Test
     void helpWorksEverywhere() {
         for (String command : new String[] {"profile", "report", "flame", "collapsed", "join", "enrich", "demo"}) {
             Cli.Result result = Cli.run(command, "--help");

@@ -1,0 +1,39 @@
+package io.stackreq.profile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** The JVM command line profile runs: the interface fixed with the agents' authors. */
+class ProfileSettingsTest {
+    private static final AgentDirectory AGENTS = new AgentDirectory(Path.of("/n"));
+
+    @Test
+    void perfEngineWithAGroupAndAnInterval() {
+        ProfileSettings settings = new ProfileSettings(Path.of("/jdk/bin/java"), AGENTS, "perf",
+                "task-clock+page-faults", "1ms", null, Path.of("/out"), List.of("-cp", "app.jar", "Main", "x"));
+        assertEquals(List.of("/jdk/bin/java", "-agentpath:/n/libstackreq.so",
+                "-agentpath:/n/libstackreq-perf.so=event=task-clock+page-faults,interval=1ms,out=/out/samples.jsonl",
+                "-XX:StartFlightRecording=filename=/out/recording.jfr,+jdk.StackTraceRequest#enabled=true",
+                "-cp", "app.jar", "Main", "x"), settings.commandLine());
+    }
+
+    @Test
+    void countEventWithAPeriod() {
+        ProfileSettings settings = new ProfileSettings(Path.of("java"), AGENTS, "perf", "page-faults", null, 100L,
+                Path.of("/out"), List.of("Main"));
+        assertEquals("-agentpath:/n/libstackreq-perf.so=event=page-faults,period=100,out=/out/samples.jsonl",
+                settings.commandLine().get(2));
+    }
+
+    @Test
+    void cpuTimerEngineTakesNoEvent() {
+        ProfileSettings settings = new ProfileSettings(Path.of("java"), AGENTS, "cpu-timer", "task-clock", "4ms", null,
+                Path.of("/out"), List.of("Main"));
+        assertEquals("-agentpath:/n/libstackreq-perf.so=engine=cpu-timer,interval=4ms,out=/out/samples.jsonl",
+                settings.commandLine().get(2));
+    }
+}
