@@ -1,6 +1,5 @@
 package io.stackreq.model;
 
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -33,6 +32,9 @@ public final class SampleFileReader implements Closeable {
     private final Path file;
     private final InputStream in;
     private final ByteArrayOutputStream lineBuffer = new ByteArrayOutputStream(256);
+    private final byte[] readBuffer = new byte[1 << 16];
+    private int position;
+    private int limit;
     private final SampleFileHeader header;
     private long lineNumber;
     private SampleFileSummary summary;
@@ -48,7 +50,7 @@ public final class SampleFileReader implements Closeable {
     /** Opens the file and reads its header line. */
     public static SampleFileReader open(Path file) {
         try {
-            return new SampleFileReader(file, new BufferedInputStream(Files.newInputStream(file), 1 << 16));
+            return new SampleFileReader(file, Files.newInputStream(file));
         } catch (NoSuchFileException e) {
             throw new InputException("sample file not found: " + file);
         } catch (IOException e) {
@@ -189,17 +191,29 @@ public final class SampleFileReader implements Closeable {
     private byte[] nextLine() {
         lineBuffer.reset();
         try {
-            int b;
-            while ((b = in.read()) != -1) {
-                if (b == '\n') {
-                    lineNumber++;
-                    return lineBuffer.toByteArray();
+            while (true) {
+                if (position == limit) {
+                    limit = in.read(readBuffer);
+                    position = 0;
+                    if (limit <= 0) {
+                        limit = 0;
+                        break;
+                    }
                 }
-                if (lineBuffer.size() >= MAX_LINE_BYTES) {
+                int start = position;
+                while (position < limit && readBuffer[position] != '\n') {
+                    position++;
+                }
+                lineBuffer.write(readBuffer, start, position - start);
+                if (lineBuffer.size() > MAX_LINE_BYTES) {
                     lineNumber++;
                     throw error("line longer than " + MAX_LINE_BYTES + " bytes (not a sample file?)");
                 }
-                lineBuffer.write(b);
+                if (position < limit) {
+                    position++;
+                    lineNumber++;
+                    return lineBuffer.toByteArray();
+                }
             }
         } catch (IOException e) {
             throw new InputException("cannot read sample file " + file + ": " + e.getMessage(), e);

@@ -34,14 +34,17 @@ public record Report(String recording, String samplesFile, String metric, String
      * @param rejectedByError         rejected samples by jvmtiError code (name in parentheses)
      * @param droppedInJvm            accepted requests the JVM side lost (statistics event), -1 when unknown
      * @param agentLost               samples the perf agent lost (its end line), -1 when unknown
+     * @param sampleFileComplete      whether the sample file has its end line (not: the JVM was killed)
+     * @param sampleFileCutOff        whether the sample file ends in the middle of a line (skipped)
      */
     @JsonPropertyOrder({"samples", "matched", "matchedPct", "noEvent", "failedEvent", "rejected", "rejectedByError",
             "duplicateSamples", "events", "eventsWithoutSample", "duplicateEvents", "biased", "biasedPct",
-            "droppedInJvm", "agentLost", "sampleFileComplete", "statistics"})
+            "droppedInJvm", "agentLost", "sampleFileComplete", "sampleFileCutOff", "statistics"})
     public record Quality(long samples, long matched, double matchedPct, long noEvent, long failedEvent,
             long rejected, java.util.Map<String, Long> rejectedByError, long duplicateSamples, long events,
             long eventsWithoutSample, long duplicateEvents, long biased, double biasedPct, long droppedInJvm,
-            long agentLost, boolean sampleFileComplete, java.util.Map<String, Long> statistics) {
+            long agentLost, boolean sampleFileComplete, boolean sampleFileCutOff,
+            java.util.Map<String, Long> statistics) {
 
         static Quality of(JoinQuality q) {
             java.util.Map<String, Long> rejected = new java.util.LinkedHashMap<>();
@@ -50,7 +53,7 @@ public record Report(String recording, String samplesFile, String metric, String
                     q.failedEvent(), q.rejected(), rejected, q.duplicateSamples(), q.events(),
                     q.eventsWithoutSample(), q.duplicateEvents(), q.biasedMatched(),
                     ReportBuilder.round(q.biasedPercent()), q.droppedInJvm(), q.agentLost(), q.sampleFileComplete(),
-                    q.statistics());
+                    q.truncatedLastLine(), q.statistics());
         }
     }
 }

@@ -95,6 +95,9 @@ public final class TextReportFormatter {
         if (report.samplesFile() != null) {
             out.append("; ").append(q.agentLost() < 0 ? "perf agent losses unknown (sample file has no end line)"
                     : count(q.agentLost()) + " samples lost by the perf agent");
+            if (q.sampleFileCutOff()) {
+                out.append("; the sample file's last line was cut off and skipped");
+            }
         }
         out.append('\n');
     }

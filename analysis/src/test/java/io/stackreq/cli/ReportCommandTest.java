@@ -185,6 +185,20 @@ class ReportCommandTest {
     }
 
     @Test
+    void sampleFileOfAKilledJvmIsReadUpToItsCutOffLine() throws IOException {
+        Path killed = directory.resolve("killed.jsonl");
+        List<String> lines = java.nio.file.Files.readAllLines(scenario.samples);
+        // No end line, and the last sample cut in the middle, as when the JVM is killed mid-write.
+        String cut = lines.get(lines.size() - 2).substring(0, 20);
+        java.nio.file.Files.writeString(killed, String.join("\n", lines.subList(0, lines.size() - 2)) + "\n" + cut);
+        JsonNode quality = jsonReport("--samples", killed).path("quality");
+        assertEquals(17, quality.path("samples").asLong());
+        assertFalse(quality.path("sampleFileComplete").asBoolean());
+        assertTrue(quality.path("sampleFileCutOff").asBoolean());
+        assertEquals(-1, quality.path("agentLost").asLong());
+    }
+
+    @Test
     void topLimitsTheRows() throws IOException {
         Cli.Result result = Cli.run("report", scenario.recording, "--samples", scenario.samples, "--format", "json",
                 "--top", "2");
