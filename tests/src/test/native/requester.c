@@ -292,6 +292,34 @@ JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_signalSelf(JNIEnv *jni
     return pthread_kill(pthread_self(), g_signal);
 }
 
+static void on_other_signal(int sig, siginfo_t *info, void *ucontext) {
+    (void)sig;
+    (void)info;
+    (void)ucontext;
+}
+
+static pthread_once_t g_other_once = PTHREAD_ONCE_INIT;
+static int g_other_error;
+
+static void install_other_handler(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_other_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGURG, &action, NULL) != 0) g_other_error = errno;
+}
+
+/* Sends SIGURG (handled by a no-op handler) to thread tid of this process: stands in for another
+ * agent's signals, as JFR's sampler suspends threads with a signal. Returns 0 or an errno value. */
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_poke(JNIEnv *jni, jclass cls, jint tid) {
+    (void)jni;
+    (void)cls;
+    pthread_once(&g_other_once, install_other_handler);
+    if (g_other_error != 0) return g_other_error;
+    return syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGURG) == 0 ? 0 : errno;
+}
+
 /* Deletes the calling thread's timer; returns 0, or ENOENT when it had none. A signal already
  * pending for this thread is delivered before this native returns to Java. */
 JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_stopTimer(JNIEnv *jni, jclass cls) {

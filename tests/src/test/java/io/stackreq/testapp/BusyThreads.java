@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
 
 import jdk.jfr.EventSettings;
 import jdk.jfr.Recording;
@@ -16,11 +17,12 @@ import jdk.jfr.Recording;
  * {@code seconds} (3); {@code intervalUs} (1000); {@code enable} call EnableRequestStackTrace
  * first (true); {@code recordTo} start a recording in Java that enables jdk.StackTraceRequest
  * and stop it to this file after the threads end; {@code throttle} that recording's throttle;
- * {@code disable} call DisableRequestStackTrace at the end (false).
+ * {@code disable} call DisableRequestStackTrace at the end (false); {@code pokeUs} every that
+ * many microseconds send each busy thread another signal ({@link Requester#poke}; 0 = never).
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
  * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
- * last one ending), {@code jfrInitialized} (whether JFR was ever started in this JVM) and
+ * last one ending), {@code pokes} (other signals sent) and {@code pokeErrors}, {@code jfrInitialized} (whether JFR was ever started in this JVM) and
  * {@code tid.<thread name>} per busy thread.
  */
 public final class BusyThreads {
@@ -80,10 +82,19 @@ public final class BusyThreads {
         long start = System.nanoTime();
         deadline[0] = start + nanos;
         go.countDown();
+        int pokeUs = a.getInt("pokeUs", 0);
+        long[] pokes = new long[2];
+        Thread poker = new Thread(() -> pokeUntilDone(threads, tids, pokeUs, pokes), "poker");
+        if (pokeUs > 0) {
+            poker.start();
+        }
         for (Thread thread : threads) {
             thread.join();
         }
         long elapsed = System.nanoTime() - start;
+        if (pokeUs > 0) {
+            poker.join();
+        }
         if (!failures.isEmpty()) {
             throw new IllegalStateException("busy thread failed", failures.get(0));
         }
@@ -96,11 +107,28 @@ public final class BusyThreads {
         }
         Requester.putTimerResults(report);
         report.put("elapsedNanos", elapsed);
+        report.put("pokes", pokes[0]);
+        report.put("pokeErrors", pokes[1]);
         report.put("jfrInitialized", jdk.jfr.FlightRecorder.isInitialized());
         for (int i = 0; i < threadCount; i++) {
             report.put("tid.busy-" + i, tids[i]);
         }
         report.write(out);
+    }
+
+    private static void pokeUntilDone(List<Thread> threads, int[] tids, int pokeUs, long[] pokes) {
+        while (threads.stream().anyMatch(Thread::isAlive)) {
+            for (int i = 0; i < tids.length; i++) {
+                if (threads.get(i).isAlive()) {
+                    if (Requester.poke(tids[i]) == 0) {
+                        pokes[0]++;
+                    } else if (threads.get(i).isAlive()) {
+                        pokes[1]++;
+                    }
+                }
+            }
+            LockSupport.parkNanos(pokeUs * 1000L);
+        }
     }
 
     /** The busy method every timer request should find on top of the stack. */

@@ -48,6 +48,12 @@ public final class Requester {
     public static native int stopTimer();
 
     /**
+     * Sends SIGURG, handled by a no-op handler, to the thread with this OS id: another agent's
+     * signal, as JFR's sampler suspends threads with one. 0 or an errno value.
+     */
+    public static native int poke(int tid);
+
+    /**
      * Delivers the timer signal to the calling thread now: its handler requests (next id) with
      * this point of the stack; the request has been made when this returns. 0 or an errno value.
      */
