@@ -22,8 +22,9 @@ import jdk.jfr.Recording;
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
  * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
- * last one ending), {@code pokes} (other signals sent) and {@code pokeErrors}, {@code jfrInitialized} (whether JFR was ever started in this JVM) and
- * {@code tid.<thread name>} per busy thread.
+ * last one ending), {@code pokes} and {@code pokeErrors} (other signals sent, failed),
+ * {@code jfrInitialized} (whether JFR was ever started in this JVM) and {@code tid.<thread name>}
+ * per busy thread.
  */
 public final class BusyThreads {
     static volatile long sink;
