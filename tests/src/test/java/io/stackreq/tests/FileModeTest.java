@@ -62,4 +62,27 @@ class FileModeTest {
         JmcFile.requests(JmcFile.load(file)).forEach(r -> jmcUserData.add(r.userData));
         Accounting.assertEachIdExactlyOnce(accepted, jmcUserData, "JMC, file=");
     }
+
+    /**
+     * With {@code stats=10ms} the file= recording is written as a chunk every 10 ms while the
+     * timers fire: a request captured just before a chunk is cut must land in the next chunk,
+     * not be lost between the two.
+     */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void noRequestIsLostBetweenChunksWrittenEvery10ms(Jdk jdk) throws Exception {
+        Path file = dir.resolve("chunked.jfr");
+        Path reportFile = dir.resolve("report.txt");
+        JvmRun.on(jdk, dir).stackreqOptions("file=" + file + ",stats=10ms")
+                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2").run();
+        Report report = Report.read(reportFile);
+        assertEquals(report.getLong("issued"), report.rc(Requester.NONE), () -> "requests refused\n" + report);
+        long[] accepted = report.getLongs("accepted");
+        assertTrue(accepted.length >= 50, () -> "too few requests to judge\n" + report);
+        List<RecordedEvent> events = JfrFile.requests(file);
+        assertTrue(JfrFile.events(file, JfrFile.STATISTICS).size() >= 20,
+                "expected a chunk (with its statistics event) about every 10 ms");
+        Accounting.assertEachIdExactlyOnce(accepted, Accounting.userData(events), "file=, stats=10ms");
+        Accounting.assertExactAccounting(JfrFile.lastStatistics(file), report, events.size());
+    }
 }
