@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -229,7 +230,10 @@ void write_file_chunk_locked(EmitterState& e, bool final_chunk) {
     e.store.add_statistics(snapshot(now));
     ChunkContent content;
     int64_t from = e.file_started ? e.file_written_ticks + 1 : 0;
-    e.store.collect(from, now, e.file_written_index, *e.methods, e.threads, &content);
+    // Events are taken by index only: a request timestamps itself before it is published, so
+    // one published after the last cut may carry a time before it.
+    e.store.collect({e.file_written_index, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), from},
+                    *e.methods, e.threads, &content);
     int64_t first = content.events.empty() ? now : std::min(now, content.events.front().start_ticks);
     fill_chunk_header(e, e.file_started ? std::min(first, e.file_written_ticks + 1) : first, now, &content);
     std::string error;
@@ -335,7 +339,7 @@ bool Emitter::recording_stopped(JNIEnv* jni, int64_t recording_id, const char* p
         int64_t now = monotonic_ticks();
         e.store.add_statistics(snapshot(now));
         ChunkContent content;
-        e.store.collect(start, now, 0, *e.methods, e.threads, &content);
+        e.store.collect({0, start, now, start}, *e.methods, e.threads, &content);
         fill_chunk_header(e, start, now, &content);
         read_destination_tick_scale(path, &content.append_to);
         ok = write_chunk_to(path, O_APPEND, content, error);

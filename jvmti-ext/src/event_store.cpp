@@ -34,8 +34,11 @@ int64_t EventStore::recording_stopped(int64_t recording_id) {
     return start;
 }
 
-void EventStore::collect(int64_t from_ticks, int64_t to_ticks, uint64_t first_index, MethodResolver& methods,
-                         ThreadDirectory& threads, ChunkContent* out) const {
+void EventStore::collect(const Selection& selection, MethodResolver& methods, ThreadDirectory& threads,
+                         ChunkContent* out) const {
+    const uint64_t first_index = selection.first_index;
+    const int64_t from_ticks = selection.from_ticks;
+    const int64_t to_ticks = selection.to_ticks;
     std::set<uint64_t> stack_ids, thread_keys, method_ids;
     size_t start = first_index > base_index_ ? static_cast<size_t>(first_index - base_index_) : 0;
     for (size_t i = start; i < events_.size(); i++) {
@@ -64,7 +67,7 @@ void EventStore::collect(int64_t from_ticks, int64_t to_ticks, uint64_t first_in
         if (threads.entry(key, &thread)) out->threads.push_back(thread);
     }
     for (const StatisticsEvent& statistics : statistics_) {
-        if (statistics.start_ticks >= from_ticks && statistics.start_ticks <= to_ticks) {
+        if (statistics.start_ticks >= selection.statistics_from && statistics.start_ticks <= to_ticks) {
             out->statistics.push_back(statistics);
         }
     }

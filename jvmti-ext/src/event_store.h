@@ -38,10 +38,16 @@ public:
     // Forgets the recording; returns its start ticks, or -1 when it was not known.
     int64_t recording_stopped(int64_t recording_id);
 
-    // Builds the chunk content of the events with ticks in [from_ticks, to_ticks] (and the
-    // statistics in that range). Events are taken from absolute index first_index on.
-    void collect(int64_t from_ticks, int64_t to_ticks, uint64_t first_index, MethodResolver& methods,
-                 ThreadDirectory& threads, ChunkContent* out) const;
+    // What a chunk takes: events from absolute index first_index on whose ticks are in
+    // [from_ticks, to_ticks], and the statistics whose ticks are in [statistics_from, to_ticks].
+    struct Selection {
+        uint64_t first_index;
+        int64_t from_ticks;
+        int64_t to_ticks;
+        int64_t statistics_from;
+    };
+    void collect(const Selection& selection, MethodResolver& methods, ThreadDirectory& threads,
+                 ChunkContent* out) const;
 
     uint64_t end_index() const { return base_index_ + events_.size(); }
     size_t size() const { return events_.size(); }
