@@ -9,6 +9,7 @@
 #include "emitter.h"
 #include "extension_functions.h"
 #include "jfr_bridge.h"
+#include "latency_histogram.h"
 #include "log.h"
 #include "stack_walker.h"
 #include "stackreq.h"
@@ -80,9 +81,20 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     Log::info("live: JFR integration %s%s", bridge ? "on" : "off", state.file_mode ? ", file= recording on" : "");
 }
 
+void write_latency_report(const std::string& path) {
+    FILE* out = std::fopen(path.c_str(), "we");
+    if (out == nullptr) {
+        Log::warn("cannot write latency report %s", path.c_str());
+        return;
+    }
+    std::fputs(latency_report_json().c_str(), out);
+    if (std::fclose(out) != 0) Log::warn("cannot write latency report %s", path.c_str());
+}
+
 void JNICALL on_vm_death(jvmtiEnv*, JNIEnv* jni) {
     agent().live.store(false, std::memory_order_release);
     Emitter::shutdown(jni);
+    if (agent().measure_latency) write_latency_report(agent().options.latency_path);
     Log::close();
 }
 
@@ -128,6 +140,7 @@ jint start_agent(JavaVM* vm, char* option_text) {
         return JNI_OK;
     }
     state.file_mode = !options.file.empty();
+    state.measure_latency = !options.latency_path.empty();
     if (!state.ring.init(options.ring_slots, options.max_depth) || sem_init(&state.emitter_wakeup, 0, 0) != 0) {
         std::fprintf(stderr, "stackreq: cannot allocate the request ring (ring=%u, depth=%u)\n", options.ring_slots,
                      options.max_depth);

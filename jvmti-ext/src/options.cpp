@@ -87,10 +87,12 @@ bool parse_options(const char* text, Options* out, std::string* error) {
             if (ok) out->extensions = value == "on";
         } else if (name == "events-jar") {
             out->events_jar = value;
+        } else if (name == "latency") {
+            out->latency_path = value;
         } else if (name == "stats") {
             ok = ok && parse_duration_ns(value, &out->stats_period_ns);
         } else {
-            *error = "unknown option '" + name + "' (known: file, ring, depth, log, extensions, events-jar, stats)";
+            *error = "unknown option '" + name + "' (known: file, ring, depth, log, extensions, events-jar, stats, latency)";
             return false;
         }
         if (!ok) {

@@ -17,6 +17,7 @@ struct Options {
     bool extensions = true;       // extensions=off: do not add the extension ids
     std::string events_jar;       // events-jar=PATH, default: beside libstackreq.so
     int64_t stats_period_ns = 1000000000;  // stats=DURATION: statistics event period
+    std::string latency_path;     // latency=PATH: record request latencies, JSON at exit
 };
 
 // Parses text (may be null or empty) into *out. On error returns false and sets *error to one

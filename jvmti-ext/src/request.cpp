@@ -7,6 +7,7 @@
 #include "agent_state.h"
 #include "counters.h"
 #include "emitter.h"
+#include "latency_histogram.h"
 #include "stack_walker.h"
 #include "stackreq.h"
 #include "thread_registry.h"
@@ -43,7 +44,17 @@ jvmtiError check_available(AgentState& state) {
     return JVMTI_ERROR_NONE;
 }
 
+// latency=PATH: splits the request into the walk and everything else (see latency_histogram.h).
+void record_latency(int64_t entered, int64_t walk_nanos) {
+    RequestLatency& latency = request_latency();
+    int64_t left = monotonic_ticks();
+    latency.capture_and_enqueue.record(left - entered - walk_nanos);
+    if (walk_nanos > 0) latency.walk.record(walk_nanos);
+    latency.clock_pair.record(monotonic_ticks() - left);
+}
+
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
+    const int64_t entered = state.measure_latency ? monotonic_ticks() : 0;
     int32_t tid = ThreadRegistry::current_tid();
     ThreadSlotView thread;
     if (!ThreadRegistry::find(tid, &thread)) return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
@@ -65,10 +76,13 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (ucontext != nullptr) {
         bool recovered = false;
         slot->kind = RequestKind::kWalked;
+        const int64_t walk_start = state.measure_latency ? monotonic_ticks() : 0;
         slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered);
+        const int64_t walk_nanos = state.measure_latency ? monotonic_ticks() - walk_start : 0;
         slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
         if (recovered) Counters::add(Counter::recovered);
         state.ring.publish(slot);
+        if (state.measure_latency) record_latency(entered, walk_nanos);
     } else {
         slot->kind = RequestKind::kBiasedSelf;
         slot->frame_count = 0;

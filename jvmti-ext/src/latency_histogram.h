@@ -1,0 +1,43 @@
+// Optional per-request latency recording (agent option latency=PATH), for the benchmarks:
+// lock-free log-linear histograms that signal handlers update with relaxed atomic adds.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace stackreq {
+
+class LatencyHistogram {
+public:
+    // 8 sub-buckets per power of two: about 12% resolution up to 2^40 ns.
+    static constexpr int kSubBits = 3;
+    static constexpr int kBuckets = (41 << kSubBits);
+
+    void record(int64_t nanos);  // async-signal-safe
+    int64_t count() const;
+    // The largest value of the bucket that holds the given quantile (0..1); 0 when empty.
+    int64_t quantile(double q) const;
+    int64_t max() const { return max_.load(std::memory_order_relaxed); }
+
+    static int bucket_of(int64_t nanos);
+    static int64_t upper_bound_of(int bucket);
+
+private:
+    std::atomic<int64_t> counts_[kBuckets] = {};
+    std::atomic<int64_t> max_{0};
+};
+
+// The request path's two parts: everything but the walk, and the AsyncGetCallTrace walk.
+struct RequestLatency {
+    LatencyHistogram capture_and_enqueue;
+    LatencyHistogram walk;
+    LatencyHistogram clock_pair;  // cost of two back-to-back clock reads: the measurement itself
+};
+
+RequestLatency& request_latency();
+
+// JSON object with count/p50/p90/p99/max per histogram, written at VMDeath.
+std::string latency_report_json();
+
+}  // namespace stackreq
