@@ -136,6 +136,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     config.signal = g_options.signal;
     config.env = jvmti;
     config.request = g_functions.request;
+    config.biased = g_options.biased;
     std::string error;
     if (!Sampler::start(config, &error)) {
         log_error("not profiling: %s", error.c_str());
@@ -163,9 +164,10 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     g_profiling.store(true);
     arm(current_tid(), true);
     arm_existing_threads(jvmti, jni, thread);
-    log_info("sampling Java threads: engine=%s leader=%s period=%" PRIu64 " %s%s, signal %d, samples to %s",
+    log_info("sampling Java threads: engine=%s leader=%s period=%" PRIu64 " %s%s, signal %d, samples to %s%s",
              engine_name(), leader_name(), g_options.period, g_options.period_is_time ? "ns" : "events",
-             g_exclude_kernel ? " (user space only)" : "", g_options.signal, g_writer.path().c_str());
+             g_exclude_kernel ? " (user space only)" : "", g_options.signal, g_writer.path().c_str(),
+             g_options.biased ? ", biased (stacks at the next safepoint)" : "");
 }
 
 void JNICALL on_thread_start(jvmtiEnv*, JNIEnv*, jthread) {

@@ -97,7 +97,7 @@ bool parse_duration_ns(const std::string& text, uint64_t* out) {
 bool parse_agent_options(const char* text, AgentOptions* out, std::string* error) {
     *out = AgentOptions();
     bool seen_event = false, seen_interval = false, seen_period = false, seen_engine = false;
-    bool seen_out = false, seen_signal = false, seen_log = false;
+    bool seen_out = false, seen_signal = false, seen_log = false, seen_biased = false;
     uint64_t interval_ns = 0, period = 0;
     std::string interval_option = "interval=", period_option = "period=", event_option = "event=";
     std::string all = text == nullptr ? "" : text;
@@ -114,6 +114,9 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
         } else if (option == "cpu-timer") {
             seen = &seen_engine;
             out->engine = EngineKind::kCpuTimer;
+        } else if (option == "biased") {
+            seen = &seen_biased;
+            out->biased = true;
         } else if (equals == std::string::npos) {
             return fail(error, "bad option '" + option + "': expected name=value");
         } else if (name == "event") {
@@ -161,7 +164,7 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
             else return fail(error, "bad option '" + option + "': expected log=off, warn, info or debug");
         } else {
             return fail(error, "unknown option '" + option +
-                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, log)");
+                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, log, biased)");
         }
         if (*seen) return fail(error, "bad option '" + option + "': '" + name + "' given twice");
         *seen = true;

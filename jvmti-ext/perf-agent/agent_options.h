@@ -25,6 +25,9 @@ struct AgentOptions {
     std::string out = "stackreq-samples.jsonl";
     int signal = SIGPROF;
     LogLevel log_level = LogLevel::kWarn;
+    // "biased": request with ucontext = NULL, so the stack is taken at the thread's next
+    // safepoint instead of at the signal (the safepoint-biased baseline of the benchmarks).
+    bool biased = false;
 };
 
 // Parses text (null or empty = all defaults). On error returns false and sets *error to one

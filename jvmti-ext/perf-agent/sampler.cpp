@@ -75,7 +75,7 @@ bool take_sample(siginfo_t* info, void* context) {
         slot->previous[0] = cpu_time;
     }
     sample.user_data = g_sequence.fetch_add(1, std::memory_order_relaxed) + 1;
-    sample.error = g_config.request(g_config.env, nullptr, context, sample.user_data);
+    sample.error = g_config.request(g_config.env, nullptr, g_config.biased ? nullptr : context, sample.user_data);
     if (g_ring.push(sample)) {
         g_samples.fetch_add(1, std::memory_order_relaxed);
     } else {

@@ -27,6 +27,7 @@ struct SamplerConfig {
     int signal = 0;
     jvmtiEnv* env = nullptr;            // passed to request as is
     RequestFunction request = nullptr;
+    bool biased = false;                // request with ucontext = NULL (option "biased")
     size_t ring_capacity = 16384;
     size_t max_threads = 4096;
 };

@@ -205,7 +205,9 @@ void test_options() {
         CHECK(options.period == 1000000 && options.period_is_time);
         CHECK(options.out == "stackreq-samples.jsonl");
         CHECK(options.signal == SIGPROF && options.log_level == LogLevel::kWarn);
+        CHECK(!options.biased);
     }
+    CHECK(parse_ok("biased,interval=2ms").biased && parse_ok("cpu-timer,biased").biased);
 
     AgentOptions options = parse_ok("event=task-clock+page-faults,interval=2ms,out=/tmp/x.jsonl,log=debug,signal=40");
     CHECK(options.event_count == 2);
@@ -263,6 +265,8 @@ void test_options() {
     expect_error("out=", "'out='");
     expect_error("event=task-clock,event=page-faults", "given twice");
     expect_error("cpu-timer,engine=cpu-timer", "given twice");
+    expect_error("biased=1", "'biased=1'");
+    expect_error("biased,biased", "given twice");
     expect_error("event=task-clock,,out=x", "empty option");
     expect_error("event=task-clock,", "empty option");
 }
