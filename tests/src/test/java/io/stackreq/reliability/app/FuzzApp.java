@@ -1,0 +1,80 @@
+package io.stackreq.reliability.app;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.stackreq.testapp.Report;
+
+/**
+ * Fuzzed ucontexts: worker threads in every state ({@link Workloads}) are signalled by the pacers;
+ * each signal makes {@code perSignal} requests with mutated copies of the real context, until
+ * {@code requests} ids have been handed out.
+ *
+ * <p>Arguments: {@code out} report, {@code results} libchaos results prefix, {@code requests}
+ * (50000), {@code perSignal} (16), {@code pacers} (2), {@code hz} per pacer (1000),
+ * {@code threads} (5, one per workload kind, round robin).
+ *
+ * <p>Report: {@code enable.rc}, {@code issued}, {@code signals}, {@code gcCount},
+ * {@code tid.<kind>.<n>}.
+ */
+public final class FuzzApp {
+    private FuzzApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        AppArgs a = AppArgs.parse(args);
+        long requests = a.getLong("requests", 50_000);
+        int threadCount = a.getInt("threads", 5);
+        Report report = new Report();
+        report.put("enable.rc", Chaos.enable());
+
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new ArrayList<>();
+        CountDownLatch registered = new CountDownLatch(threadCount);
+        AtomicBoolean running = new AtomicBoolean(true);
+        for (int i = 0; i < threadCount; i++) {
+            int kind = i;
+            String name = "fuzz-" + Workloads.KINDS[kind % 5] + "-" + i;
+            Thread thread = new Thread(() -> {
+                try {
+                    int tid = Chaos.register();
+                    synchronized (report) {
+                        report.put("tid." + name, tid);
+                    }
+                    registered.countDown();
+                    Workloads.run(kind, running::get);
+                } catch (Throwable t) {
+                    synchronized (failures) {
+                        failures.add(t);
+                    }
+                    registered.countDown();
+                } finally {
+                    Chaos.unregister();
+                }
+            }, name);
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        registered.await();
+        Chaos.startPacersOrThrow(a.getInt("pacers", 2), a.getInt("hz", 1000), a.getInt("perSignal", 16));
+        while (Chaos.issued() < requests && failures.isEmpty()) {
+            Thread.sleep(50);
+        }
+        Chaos.stopPacers();
+        running.set(false);
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException("worker failed", failures.get(0));
+        }
+        Chaos.writeResultsOrThrow(a.get("results"));
+        report.put("issued", Chaos.issued());
+        report.put("signals", Chaos.signalsSent());
+        report.put("gcCount", Workloads.gcCount());
+        report.write(a.path("out"));
+    }
+}

@@ -1,0 +1,96 @@
+package io.stackreq.reliability.app;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Loops the reliability workloads run on their signalled threads, each keeping a thread in a
+ * different state when the signal lands: compiled Java arithmetic, allocation (runtime calls,
+ * GC), array copies (code-cache stubs), sleeping (blocked in the VM), and JNI calls.
+ */
+final class Workloads {
+    static volatile long sink;
+    static volatile Object retained;
+
+    private Workloads() {
+    }
+
+    static void burn(BooleanSupplier running) {
+        long x = 7;
+        while (running.getAsBoolean()) {
+            for (int i = 0; i < 20_000; i++) {
+                x = x * 6364136223846793005L + 1442695040888963407L;
+            }
+        }
+        sink += x;
+    }
+
+    static void allocate(BooleanSupplier running) {
+        Object[] keep = new Object[512];
+        int n = 0;
+        while (running.getAsBoolean()) {
+            for (int i = 0; i < 200; i++) {
+                List<long[]> list = new ArrayList<>();
+                for (int j = 0; j < 16; j++) {
+                    list.add(new long[32 + (i & 127)]);
+                }
+                keep[n++ & 511] = list;
+            }
+            retained = keep[n & 511];
+        }
+    }
+
+    static void copy(BooleanSupplier running) {
+        byte[] from = new byte[1 << 20];
+        byte[] to = new byte[1 << 20];
+        while (running.getAsBoolean()) {
+            for (int i = 0; i < 16; i++) {
+                System.arraycopy(from, i, to, 0, from.length - i);
+            }
+            sink += to[17];
+        }
+    }
+
+    static void sleep(BooleanSupplier running) {
+        while (running.getAsBoolean()) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    static void jni(BooleanSupplier running) {
+        while (running.getAsBoolean()) {
+            for (int i = 0; i < 1000; i++) {
+                sink += Chaos.currentTid();
+            }
+        }
+    }
+
+    /** The loop for kind 0..4: burn, allocate, copy, sleep, jni. */
+    static void run(int kind, BooleanSupplier running) {
+        switch (kind % 5) {
+            case 0 -> burn(running);
+            case 1 -> allocate(running);
+            case 2 -> copy(running);
+            case 3 -> sleep(running);
+            default -> jni(running);
+        }
+    }
+
+    static final String[] KINDS = {"burn", "allocate", "copy", "sleep", "jni"};
+
+    static long gcCount() {
+        long count = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, gc.getCollectionCount());
+        }
+        return count;
+    }
+}

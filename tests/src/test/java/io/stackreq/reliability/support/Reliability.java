@@ -1,0 +1,57 @@
+package io.stackreq.reliability.support;
+
+import java.nio.file.Path;
+
+/**
+ * Sizes of the reliability runs: short in CI, long with {@code -Dstackreq.long=true} (see the
+ * README, "Reliability"). Everything that depends on the mode is here, so the two are easy to
+ * compare.
+ */
+public final class Reliability {
+    private Reliability() {
+    }
+
+    /** Whether this is the long run ({@code -Dstackreq.long=true}). */
+    public static boolean longRun() {
+        return Boolean.parseBoolean(System.getProperty("stackreq.long", "false"));
+    }
+
+    /** Fuzzed requests per JDK: 50,000 in CI, 1,000,000 in the long run. */
+    public static long fuzzedRequests() {
+        return Long.getLong("stackreq.fuzz.requests", longRun() ? 1_000_000 : 50_000);
+    }
+
+    /** Seconds of stress per JDK: 60 in CI (2 minutes over JDK 17 and 25), 30 minutes long. */
+    public static int stressSeconds() {
+        return Integer.getInteger("stackreq.stress.seconds", longRun() ? 30 * 60 : 60);
+    }
+
+    /** Mutated files per input kind fed to the CLI: a few hundred in CI, 10,000+ long. */
+    public static int cliFuzzFiles() {
+        return Integer.getInteger("stackreq.cli.fuzz.files", longRun() ? 12_000 : 300);
+    }
+
+    public static Path chaosLibrary() {
+        return Path.of(property("stackreq.test.native.dir", "tests/target/test-native")).resolve("libchaos.so");
+    }
+
+    public static Path perfAgentLibrary() {
+        return Path.of(property("stackreq.native.dir", "jvmti-ext/target/native")).resolve("libstackreq-perf.so");
+    }
+
+    public static Path nativeDir() {
+        return Path.of(property("stackreq.native.dir", "jvmti-ext/target/native"));
+    }
+
+    public static Path cliJar() {
+        return Path.of(property("stackreq.cli.jar", "analysis/target/stackreq.jar"));
+    }
+
+    private static String property(String key, String relativeToRoot) {
+        String value = System.getProperty(key);
+        if (value != null) {
+            return value;
+        }
+        return Path.of(System.getProperty("stackreq.root", "..")).resolve(relativeToRoot).toString();
+    }
+}
