@@ -75,6 +75,10 @@ static atomic_long g_overflow;
 static atomic_int g_in_handler;
 static atomic_int g_per_signal; /* 0: one request with the real context; K: K fuzzed requests */
 static atomic_int g_after_death;
+/* Set by stop_pacers: a signal still queued for a thread then is counted, not turned into a
+ * request, so the results written after stopping are final. */
+static atomic_int g_closed;
+static atomic_long g_late_signals;
 static atomic_long g_after_death_requests;
 
 /* Pacers and their targets. */
@@ -223,6 +227,12 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
     (void)info;
     int saved_errno = errno;
     atomic_fetch_add(&g_in_handler, 1);
+    if (atomic_load(&g_closed)) {
+        atomic_fetch_add(&g_late_signals, 1);
+        atomic_fetch_sub(&g_in_handler, 1);
+        errno = saved_errno;
+        return;
+    }
     int per_signal = atomic_load(&g_per_signal);
     if (per_signal <= 0) {
         long id = atomic_fetch_add(&g_next_id, 1) + 1;
@@ -297,6 +307,7 @@ static int start_pacers(int count, int hz, int per_signal) {
         result = EBUSY;
     } else {
         atomic_store(&g_per_signal, per_signal);
+        atomic_store(&g_closed, 0);
         g_pacer_period_ns = 1000000000L / hz;
         atomic_store(&g_pacers_running, 1);
         for (int i = 0; i < count; i++) {
@@ -314,6 +325,7 @@ static void stop_pacers(void) {
     atomic_store(&g_pacers_running, 0);
     for (int i = 0; i < g_pacer_count; i++) pthread_join(g_pacers[i], NULL);
     g_pacer_count = 0;
+    atomic_store(&g_closed, 1);
     pthread_mutex_unlock(&g_pacer_lock);
     wait_for_handlers();
 }
@@ -364,9 +376,10 @@ static int write_results(const char *prefix, long up_to) {
     snprintf(path, sizeof(path), "%s.txt", prefix);
     FILE *text = fopen(path, "we");
     if (text == NULL) return errno;
-    fprintf(text, "ids=%ld\nissued=%ld\noverflow=%ld\nsignalsSent=%ld\nsignalErrors=%ld\nafterDeath=%ld\n", n,
+    fprintf(text, "ids=%ld\nissued=%ld\noverflow=%ld\nsignalsSent=%ld\nsignalErrors=%ld\nafterDeath=%ld\nlateSignals=%ld\n", n,
             (long)atomic_load(&g_next_id), (long)atomic_load(&g_overflow), (long)atomic_load(&g_signals_sent),
-            (long)atomic_load(&g_signal_errors), (long)atomic_load(&g_after_death_requests));
+            (long)atomic_load(&g_signal_errors), (long)atomic_load(&g_after_death_requests),
+            (long)atomic_load(&g_late_signals));
     for (int code = 0; code < RC_SLOTS; code++) {
         long c = atomic_load(&g_rc_count[code]);
         if (c != 0) fprintf(text, "rc.%d=%ld\n", code, c);
@@ -464,6 +477,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
     /* Half from normal code (no ucontext), half from the handler of a signal sent to this
      * thread (the unbiased path; pthread_kill to self delivers before it returns). */
     pthread_once(&g_handler_once, install_handler);
+    atomic_store(&g_closed, 0);
     for (int i = 0; i < g_death_requests; i++) {
         if (i % 2 == 1 && g_handler_error == 0) {
             pthread_kill(pthread_self(), g_signal);
