@@ -1,0 +1,168 @@
+package io.stackreq.e2e.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+
+import io.stackreq.tests.support.Jdk;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 3, acceptance 4: the {@code flame.html} of a TwoPhase profile, opened from disk in headless
+ * Chromium, logs nothing to the console, draws methodA as wide as its share, and its search
+ * ({@code ?search=} in the URL fills the search box and runs the same code as typing) highlights
+ * methodA and nothing else, and says methodA's share. A screenshot of the searched page is left in
+ * {@code tests/target/e2e-cli/jdk<N>/flame-search-methodA.png}.
+ */
+class FlameGraphBrowserTest {
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Pattern FRAME =
+            Pattern.compile("<div class=\"(frame[^\"]*)\" style=\"([^\"]*)\">([^<]*)</div>");
+    private static final Pattern WIDTH = Pattern.compile("width: ([0-9.]+)px");
+    private static final Pattern TOP = Pattern.compile("top: ([0-9.]+)px");
+    private static final Pattern SEARCH_RESULT = Pattern.compile("<span id=\"search-result\">Matched: ([0-9.]+)%");
+    /**
+     * The search typed into the page: a case-insensitive regular expression. Plain "methodA" would
+     * also match the JDK's reflection frames ("...MethodAccessor..."), so the class is named too.
+     */
+    private static final String SEARCH = "TwoPhase.methodA";
+    private static final Pattern SEARCHED = Pattern.compile(SEARCH, Pattern.CASE_INSENSITIVE);
+
+    @TempDir
+    Path dir;
+
+    /** One drawn frame of the page. */
+    record Frame(List<String> classes, double width, double top, String text) {
+        boolean isMatch() {
+            return classes.contains("match");
+        }
+    }
+
+    @Test
+    void consoleCaptureSeesPageErrors() throws IOException {
+        // Without this the "no console errors" checks below could pass by not seeing any.
+        Path page = dir.resolve("broken.html");
+        Files.writeString(page, "<!DOCTYPE html><html><body><script>console.error('probe-error');"
+                + "undefinedFunction();</script></body></html>");
+        Processes.Result result = chromium("probe", List.of("--dump-dom"), page.toUri().toString());
+        List<String> console = consoleLines(result);
+        assertEquals(2, console.size(), () -> "console lines " + console + "\n" + result);
+        assertTrue(console.get(0).contains("probe-error"), () -> console.toString());
+        assertTrue(console.get(1).contains("Uncaught ReferenceError"), () -> console.toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void flameGraphShowsTheHotMethodAsWideAsItsShareWithoutConsoleErrors(Jdk jdk) {
+        Profiles.Profiled run = Profiles.twoPhase(jdk);
+        double totalPct = Profiles.entry(run.report(), Profiles.METHOD_A).path("totalPct").asDouble();
+        Processes.Result result = chromium("dom", List.of("--dump-dom"), run.file("flame.html").toUri().toString());
+        assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
+        assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
+        String dom = result.stdout();
+        assertTrue(dom.contains("<h1 id=\"title\">stackreq flame graph: task-clock</h1>"), () -> "no title\n" + dom);
+        List<Frame> frames = frames(dom);
+        Frame root = frames.stream().filter(f -> f.top() == 0).findFirst()
+                .orElseThrow(() -> new AssertionError("no root frame drawn\n" + dom));
+        double widthA = frames.stream().filter(f -> f.text().equals(Profiles.METHOD_A)).mapToDouble(Frame::width).sum();
+        System.out.printf("%s flame.html: %d frames drawn, methodA %.1f of %.1f px (report total %.3f%%)%n", jdk,
+                frames.size(), widthA, root.width(), totalPct);
+        assertTrue(widthA > 0, () -> "methodA is not drawn; frames: " + frames);
+        assertEquals(totalPct / 100, widthA / root.width(), 0.01,
+                () -> "methodA's width is not its share of the total; frames: " + frames);
+        assertFalse(frames.stream().anyMatch(Frame::isMatch), () -> "frames highlighted without a search");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void searchHighlightsTheHotMethodAndNothingElse(Jdk jdk) throws IOException {
+        Profiles.Profiled run = Profiles.twoPhase(jdk);
+        double totalPct = Profiles.entry(run.report(), Profiles.METHOD_A).path("totalPct").asDouble();
+        String url = run.file("flame.html").toUri() + "?search=" + SEARCH;
+        Processes.Result result = chromium("search", List.of("--dump-dom"), url);
+        assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
+        assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
+        String dom = result.stdout();
+        List<Frame> frames = frames(dom);
+        List<Frame> matches = frames.stream().filter(Frame::isMatch).toList();
+        assertTrue(matches.stream().anyMatch(f -> f.text().equals(Profiles.METHOD_A)),
+                () -> "methodA is not highlighted; highlighted: " + matches);
+        for (Frame frame : frames) {
+            if (!frame.text().isEmpty()) {
+                boolean named = SEARCHED.matcher(frame.text()).find();
+                assertEquals(named, frame.isMatch(), () -> "highlighting wrong for " + frame);
+            }
+        }
+        Matcher shown = SEARCH_RESULT.matcher(dom);
+        assertTrue(shown.find(), () -> "no 'Matched: x%' after the search\n" + dom);
+        double matchedPct = Double.parseDouble(shown.group(1));
+        System.out.printf("%s flame.html search " + SEARCH + ": %d frames highlighted, page says %.2f%%, report %.3f%%%n",
+                jdk, matches.size(), matchedPct, totalPct);
+        assertEquals(totalPct, matchedPct, 0.02, "the page's matched share is not methodA's total in the report");
+
+        Path png = Processes.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature())
+                .resolve("flame-search-methodA.png");
+        Files.createDirectories(png.getParent());
+        Files.deleteIfExists(png);
+        Processes.Result shot = chromium("screenshot", List.of("--screenshot=" + png, "--hide-scrollbars"), url);
+        assertEquals(0, shot.exitCode(), () -> "chromium --screenshot failed\n" + shot);
+        assertEquals(List.of(), consoleLines(shot), () -> "console messages\n" + shot.stderr());
+        byte[] bytes = Files.readAllBytes(png);
+        assertTrue(bytes.length > 2000 && bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G',
+                () -> png + " is not a PNG screenshot (" + bytes.length + " bytes)");
+    }
+
+    private Processes.Result chromium(String name, List<String> action, String url) {
+        if (!Files.isExecutable(CHROMIUM)) {
+            fail(CHROMIUM + " is missing: run tests/run, which installs Debian's chromium for this test");
+        }
+        List<String> command = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox",
+                "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--user-data-dir=" + dir.resolve("profile-" + name),
+                "--enable-logging=stderr", "--v=0", "--window-size=1400,900"));
+        command.addAll(action);
+        command.add(url);
+        return Processes.run(dir, "chromium-" + name, Duration.ofSeconds(90), command);
+    }
+
+    /** What the page logged: Chromium writes every console message and uncaught error as a CONSOLE line. */
+    private static List<String> consoleLines(Processes.Result result) {
+        return result.stderr().lines().filter(line -> line.contains(":CONSOLE")).toList();
+    }
+
+    private static List<Frame> frames(String dom) {
+        List<Frame> frames = new ArrayList<>();
+        Matcher frame = FRAME.matcher(dom);
+        while (frame.find()) {
+            Matcher width = WIDTH.matcher(frame.group(2));
+            Matcher top = TOP.matcher(frame.group(2));
+            if (!width.find() || !top.find()) {
+                throw new AssertionError("frame without width or top: " + frame.group());
+            }
+            frames.add(new Frame(List.of(frame.group(1).split(" ")), Double.parseDouble(width.group(1)),
+                    Double.parseDouble(top.group(1)), unescape(frame.group(3))));
+        }
+        if (frames.isEmpty()) {
+            throw new AssertionError("no frame drawn:\n" + dom);
+        }
+        return frames;
+    }
+
+    private static String unescape(String html) {
+        return html.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+    }
+}

@@ -1,0 +1,61 @@
+package io.stackreq.e2e.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.stackreq.tests.support.Jdk;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 3, acceptance 3: on this machine (no hardware PMU) {@code profile -e cache-misses} fails:
+ * exit code non-zero, and the perf agent's one line names the event and the errno (ENOENT),
+ * with no Java stack trace. The perf_event_attr setup of every event is unit-tested natively
+ * ({@code jvmti-ext/test/perf_events_test.cpp}).
+ */
+class HardwareEventTest {
+    @TempDir
+    Path dir;
+
+    /** The command the issue names: a HW event and no period, so the event's default period applies. */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void hardwareEventFailsWithOneLineNamingTheEventAndErrno(Jdk jdk) {
+        assertFailsNamingTheEvent(jdk, List.of("-e", "cache-misses"));
+    }
+
+    /** With an explicit period: the same failure, so the perf agent's message is not in doubt. */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void hardwareEventWithPeriodFailsWithOneLineNamingTheEventAndErrno(Jdk jdk) {
+        assertFailsNamingTheEvent(jdk, List.of("-e", "cache-misses", "-p", "10000"));
+    }
+
+    private void assertFailsNamingTheEvent(Jdk jdk, List<String> eventOptions) {
+        Path out = dir.resolve("out");
+        List<String> args = new ArrayList<>(List.of("profile"));
+        args.addAll(eventOptions);
+        args.addAll(List.of("-o", out.toString(), "--java", jdk.java().toString(), "--", "-cp",
+                Processes.cliJar().toString(), Profiles.TWO_PHASE, "1"));
+        Processes.Result result = Processes.cli(dir, "profile", Duration.ofSeconds(60), args);
+        String context = jdk + "\n" + result;
+        assertNotEquals(0, result.exitCode(), () -> "profile of a HW event succeeded\n" + context);
+        List<String> agentLines = result.lines().stream().filter(line -> line.startsWith("stackreq-perf:")).toList();
+        assertEquals(1, agentLines.size(), () -> "one line from the perf agent expected\n" + context);
+        String line = agentLines.get(0);
+        assertTrue(line.contains("'cache-misses'"), () -> "the line does not name the event: " + line + "\n" + context);
+        assertTrue(line.contains("ENOENT"), () -> "the line does not name the errno: " + line + "\n" + context);
+        assertFalse(result.lines().stream().anyMatch(l -> l.startsWith("\tat ") || l.contains("Exception")),
+                () -> "a Java stack trace or exception was printed\n" + context);
+        assertFalse(Files.exists(out.resolve("recording.jfr")), () -> "a recording was written\n" + context);
+    }
+}

@@ -1,0 +1,66 @@
+package io.stackreq.e2e.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.stackreq.tests.support.Jdk;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 3, acceptance 1: {@code stackreq profile -e task-clock -i 1ms} of TwoPhase (methodA burns
+ * three times the thread CPU time of methodB, measured by the thread CPU clock) gives methodA and
+ * methodB within 5 points of 75% and 25% self in {@code report --format json}, with at least 98%
+ * of the samples matched; and profile writes every file it promises.
+ */
+class ProfileTwoPhaseTest {
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void profileWritesEveryFileAndPrintsTheReport(Jdk jdk) throws IOException {
+        Profiles.Profiled run = Profiles.twoPhase(jdk);
+        for (String name : Profiles.OUTPUT_FILES) {
+            Path file = run.file(name);
+            assertTrue(Files.isRegularFile(file) && Files.size(file) > 0, () -> file + " missing or empty\n" + run);
+        }
+        String reportText = Files.readString(run.file("report.txt"), StandardCharsets.UTF_8);
+        assertTrue(reportText.contains(Profiles.METHOD_A) && reportText.contains(Profiles.METHOD_B),
+                () -> "report.txt does not name methodA and methodB:\n" + reportText);
+        assertTrue(run.result().stdout().contains(reportText), () -> "the printed report is not report.txt\n" + run);
+        assertTrue(run.result().stdout().contains("Results in " + run.out()), () -> "no 'Results in'\n" + run);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void methodsGetTheirShareOfCpuAndNearlyEverySampleMatches(Jdk jdk) {
+        Profiles.Profiled run = Profiles.twoPhase(jdk);
+        JsonNode report = run.report();
+        String context = jdk + ": " + run.result().stdout().lines().filter(l -> l.startsWith("TwoPhase:")).findFirst()
+                .orElse("(TwoPhase printed no CPU times)") + "; entries " + Profiles.entryNames(report)
+                + "; quality " + report.path("quality");
+        assertEquals("task-clock", report.path("metric").asText(), context);
+        assertEquals("ns", report.path("unit").asText(), context);
+        double a = Profiles.entry(report, Profiles.METHOD_A).path("selfPct").asDouble();
+        double b = Profiles.entry(report, Profiles.METHOD_B).path("selfPct").asDouble();
+        double totalA = Profiles.entry(report, Profiles.METHOD_A).path("totalPct").asDouble();
+        double totalB = Profiles.entry(report, Profiles.METHOD_B).path("totalPct").asDouble();
+        System.out.printf("%s TwoPhase: methodA self %.3f%% (total %.3f%%), methodB self %.3f%% (total %.3f%%), "
+                + "A/(A+B) of totals %.2f%%, matched %.3f%%%n", jdk, a, totalA, b, totalB,
+                100 * totalA / (totalA + totalB), report.path("quality").path("matchedPct").asDouble());
+        // The bounds are the issue's. Seen here on JDK 17: C2 inlines cpuNanos() ->
+        // ThreadImpl.verifyCurrentThreadCpuTime into methodA's loop, and 0.5-5% of the samples of
+        // that loop are attributed to the inlined frame (JFR's own jdk.ExecutionSample does the
+        // same), which takes methodA's self below 70% in some runs while its total stays ~73.5%.
+        assertEquals(75, a, 5, () -> "methodA selfPct " + a + "; " + context);
+        assertEquals(25, b, 5, () -> "methodB selfPct " + b + "; " + context);
+        double matchedPct = report.path("quality").path("matchedPct").asDouble();
+        assertTrue(matchedPct >= 98, () -> "matchedPct " + matchedPct + " < 98; " + context);
+        assertTrue(report.path("totalWeight").asLong() > 0, context);
+    }
+}

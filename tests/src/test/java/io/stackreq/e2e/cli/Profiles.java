@@ -1,0 +1,154 @@
+package io.stackreq.e2e.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.stackreq.tests.support.Jdk;
+
+/**
+ * {@code stackreq profile} runs of the bundled workloads, one per JDK and workload, shared by the
+ * test classes (2 cores: every profiled JVM runs once). Each lives in
+ * {@code tests/target/e2e-cli/<jdk>/<name>/}, where it stays for a look after the tests.
+ */
+final class Profiles {
+    static final String TWO_PHASE = "io.stackreq.demo.TwoPhase";
+    static final String METHOD_A = "io.stackreq.demo.TwoPhase.methodA";
+    static final String METHOD_B = "io.stackreq.demo.TwoPhase.methodB";
+    static final String PAGE_TOUCHER = "io.stackreq.demo.PageToucher";
+    static final String TOUCH = "io.stackreq.demo.PageToucher.touchFreshMemory";
+    static final String COMPUTE = "io.stackreq.demo.PageToucher.computeOnly";
+
+    static final List<String> OUTPUT_FILES =
+            List.of("recording.jfr", "samples.jsonl", "report.txt", "flame.html", "profile.jfr");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Map<String, Profiled> RUNS = new HashMap<>();
+    private static final Map<String, JsonNode> REPORTS = new HashMap<>();
+
+    private Profiles() {
+    }
+
+    /** One finished {@code profile} run: its directory (work dir of the CLI) and what the CLI printed. */
+    record Profiled(Jdk jdk, Path workDir, Path out, Processes.Result result) {
+        Path file(String name) {
+            return out.resolve(name);
+        }
+
+        /**
+         * {@code stackreq report out/recording.jfr --samples out/samples.jsonl --format json [extra]};
+         * each distinct report is run once (the CLI parses the whole recording every time).
+         */
+        JsonNode report(String... extra) {
+            String key = out + " " + String.join(" ", extra);
+            synchronized (REPORTS) {
+                JsonNode known = REPORTS.get(key);
+                if (known == null) {
+                    known = runReport(extra);
+                    REPORTS.put(key, known);
+                }
+                return known.deepCopy();
+            }
+        }
+
+        private JsonNode runReport(String... extra) {
+            List<String> args = new ArrayList<>(List.of("report", file("recording.jfr").toString(), "--samples",
+                    file("samples.jsonl").toString(), "--format", "json"));
+            args.addAll(List.of(extra));
+            Processes.Result report = Processes.cli(workDir, "report" + String.join("", extra).replace('-', '_'),
+                    Duration.ofSeconds(120), args);
+            assertEquals(0, report.exitCode(), () -> "report failed\n" + report);
+            try {
+                return JSON.readTree(report.stdout());
+            } catch (IOException e) {
+                throw new AssertionError("report --format json printed no JSON\n" + report, e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return jdk + " profile in " + out + "\n" + result;
+        }
+    }
+
+    /** {@code profile -e task-clock -i 1ms} of TwoPhase for 3 s of CPU: 2.25 s in methodA, 0.75 s in methodB. */
+    static synchronized Profiled twoPhase(Jdk jdk) {
+        return profile(jdk, "two-phase", List.of("-e", "task-clock", "-i", "1ms"), TWO_PHASE, "3");
+    }
+
+    /** {@code profile -e task-clock+page-faults -i 1ms} of PageToucher for 2 s. */
+    static synchronized Profiled pageFaults(Jdk jdk) {
+        return profile(jdk, "page-faults", List.of("-e", "task-clock+page-faults", "-i", "1ms"), PAGE_TOUCHER, "2");
+    }
+
+    private static Profiled profile(Jdk jdk, String name, List<String> options, String mainClass, String seconds) {
+        String key = jdk.home() + "/" + name;
+        Profiled cached = RUNS.get(key);
+        if (cached != null) {
+            return succeeded(cached);
+        }
+        Path workDir = Processes.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve(name);
+        Path out = workDir.resolve("out");
+        deleteTree(workDir);
+        List<String> args = new ArrayList<>(List.of("profile"));
+        args.addAll(options);
+        args.addAll(List.of("-o", out.toString(), "--java", jdk.java().toString(), "--", "-cp",
+                Processes.cliJar().toString(), mainClass, seconds));
+        Processes.Result result = Processes.cli(workDir, "profile", Duration.ofSeconds(120), args);
+        Profiled run = new Profiled(jdk, workDir, out, result);
+        // Kept even when it failed: the next test that needs it fails at once instead of rerunning it.
+        RUNS.put(key, run);
+        return succeeded(run);
+    }
+
+    private static Profiled succeeded(Profiled run) {
+        if (run.result().exitCode() != 0) {
+            fail("stackreq profile failed\n" + run);
+        }
+        return run;
+    }
+
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path path : paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The report entry named {@code method}, or fails listing what the report has. */
+    static JsonNode entry(JsonNode report, String method) {
+        for (JsonNode entry : report.path("entries")) {
+            if (method.equals(entry.path("name").asText())) {
+                return entry;
+            }
+        }
+        throw new AssertionError(method + " is not in the report: " + entryNames(report));
+    }
+
+    static List<String> entryNames(JsonNode report) {
+        List<String> names = new ArrayList<>();
+        for (JsonNode entry : report.path("entries")) {
+            names.add(entry.path("name").asText() + " self " + entry.path("selfPct").asDouble() + "% total "
+                    + entry.path("totalPct").asDouble() + "%");
+        }
+        return names;
+    }
+}
