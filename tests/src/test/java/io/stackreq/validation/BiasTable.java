@@ -1,0 +1,76 @@
+package io.stackreq.validation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.stackreq.validation.bias.BiasBenchmark.Cell;
+import io.stackreq.validation.bias.BiasBenchmark.Result;
+import io.stackreq.validation.bias.Profiler;
+
+/** The bias benchmark's markdown table for one JDK, and the per-cell details behind it. */
+public final class BiasTable {
+    private BiasTable() {
+    }
+
+    public static String markdown(Result result, double seconds) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT,
+                "#### Bias — %s (%.1f s of CPU per workload): share of the workload thread's samples on the hot line, "
+                        + "(error vs. that run's measured truth, points)%n%n", result.jdk(), seconds));
+        List<String> header = new ArrayList<>(List.of("workload", "hot line", "truth"));
+        result.profilers().forEach(p -> header.add(p.label()));
+        row(out, header);
+        row(out, header.stream().map(h -> "---").toList());
+        for (String workload : result.workloads()) {
+            List<String> cells = new ArrayList<>(List.of(workload, "`" + result.hotLines().get(workload) + "`",
+                    String.format(Locale.ROOT, "%.1f%%", result.meanTruth(workload))));
+            for (Profiler profiler : result.profilers()) {
+                Cell cell = result.cell(profiler, workload);
+                cells.add(cell == null ? "-" : cell.samples() == 0 ? "no samples"
+                        : String.format(Locale.ROOT, "%.1f%% (%+.1f)", cell.share(), cell.error()));
+            }
+            row(out, cells);
+        }
+        List<String> failed = new ArrayList<>(List.of("failed samples", "", ""));
+        List<String> samples = new ArrayList<>(List.of("samples", "", ""));
+        for (Profiler profiler : result.profilers()) {
+            int total = 0;
+            int failures = 0;
+            for (String workload : result.workloads()) {
+                Cell cell = result.cell(profiler, workload);
+                if (cell != null) {
+                    total += cell.samples();
+                    failures += cell.failed();
+                }
+            }
+            samples.add(Integer.toString(total));
+            failed.add(profiler == Profiler.JFR_EXECUTION_SAMPLE ? "not recorded"
+                    : total == 0 ? "-" : String.format(Locale.ROOT, "%.2f%%", 100.0 * failures / total));
+        }
+        row(out, failed);
+        row(out, samples);
+        return out.toString();
+    }
+
+    /** Where each profiler put each workload's samples (top places), for logs. */
+    public static String details(Result result) {
+        StringBuilder out = new StringBuilder();
+        for (String workload : result.workloads()) {
+            for (Profiler profiler : result.profilers()) {
+                Cell cell = result.cell(profiler, workload);
+                if (cell == null) {
+                    continue;
+                }
+                out.append(String.format(Locale.ROOT, "%s %-10s %-24s truth %5.1f%% share %5.1f%% samples %5d failed %4d: %s%n",
+                        result.jdk(), workload, profiler.label(), cell.truth().percent(), cell.share(), cell.samples(),
+                        cell.failed(), cell.topPlaces(4)));
+            }
+        }
+        return out.toString();
+    }
+
+    static void row(StringBuilder out, List<String> cells) {
+        out.append("| ").append(String.join(" | ", cells)).append(" |\n");
+    }
+}

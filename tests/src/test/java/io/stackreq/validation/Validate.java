@@ -1,0 +1,69 @@
+package io.stackreq.validation;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.stackreq.tests.support.Jdk;
+import io.stackreq.validation.bias.BiasBenchmark;
+import io.stackreq.validation.bias.Profiler;
+
+/**
+ * {@code tests/validate [--jdk PATH ...] [--full] [--only oracle|bias] [--dir DIR]
+ * [--profilers stackreq,async_profiler_cpu,...] [--workloads arraycopy,...]}: runs the
+ * correctness oracle and the bias benchmark on each JDK (default: JDK 17 and 25) and prints two
+ * markdown tables per JDK. Without {@code --full} it runs the short CI durations.
+ */
+public final class Validate {
+    private Validate() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<Jdk> jdks = new ArrayList<>();
+        boolean full = false;
+        String only = null;
+        List<String> profilers = null;
+        List<String> workloads = null;
+        Path dir = Path.of("tests/target/validation");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--jdk" -> jdks.add(Jdk.of(args[++i]));
+                case "--full" -> full = true;
+                case "--only" -> only = args[++i];
+                case "--dir" -> dir = Path.of(args[++i]);
+                case "--profilers" -> profilers = List.of(args[++i].split(","));
+                case "--workloads" -> workloads = List.of(args[++i].split(","));
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + " (usage: validate [--jdk PATH ...] [--full] [--only oracle|bias] [--dir DIR])");
+            }
+        }
+        if (jdks.isEmpty()) {
+            Jdk.all().forEach(jdks::add);
+        }
+        Durations durations = full ? Durations.FULL : Durations.CI;
+        Files.createDirectories(dir);
+        StringBuilder tables = new StringBuilder();
+        for (Jdk jdk : jdks) {
+            if (only == null || only.equals("bias")) {
+                Map<Profiler, List<String>> plan = BiasBenchmark.fullPlan(jdk, full);
+                if (profilers != null) {
+                    List<String> names = profilers;
+                    plan.keySet().removeIf(p -> !names.contains(p.name().toLowerCase(Locale.ROOT)));
+                }
+                if (workloads != null) {
+                    List<String> names = workloads;
+                    plan.replaceAll((p, list) -> list.stream().filter(names::contains).toList());
+                }
+                BiasBenchmark.Result result = BiasBenchmark.run(jdk, dir, plan, durations.biasSeconds());
+                System.err.print(BiasTable.details(result));
+                String table = BiasTable.markdown(result, durations.biasSeconds());
+                System.out.println(table);
+                tables.append(table).append('\n');
+            }
+        }
+        Files.writeString(dir.resolve("tables.md"), tables);
+    }
+}
