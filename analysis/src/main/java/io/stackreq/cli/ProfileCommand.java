@@ -93,9 +93,19 @@ final class ProfileCommand implements Callable<Integer> {
                         + (interval == null ? "1ms" : interval) + "; use --engine perf for a shorter interval");
             }
         }
-        String effectiveInterval = period == null && interval == null ? "1ms" : interval;
+        // The 1 ms default is for time events; a count event without --period gets the agent's
+        // default period for that event.
+        String effectiveInterval = period == null && interval == null && leaderIsTimeEvent() ? "1ms" : interval;
         return new ProfileSettings(Profiling.javaLauncher(java), AgentDirectory.resolve(agentDir), engine, event,
                 effectiveInterval, period, output, javaArgs);
+    }
+
+    private boolean leaderIsTimeEvent() {
+        if (!engine.equals("perf")) {
+            return true;
+        }
+        String leader = event.split("\\+", 2)[0].trim();
+        return leader.equals("task-clock") || leader.equals("cpu-clock");
     }
 
     private long parseDuration(String text) {
