@@ -44,6 +44,7 @@ struct AgentState {
     // waits for this to reach 0 so no request slips past it.
     std::atomic<int> in_flight{0};
     bool file_mode = false;                   // options.file set: no JFR recording needed
+    std::atomic<bool> file_failed{false};     // the file= recording could not be written
     bool measure_latency = false;             // options.latency_path set
 
     // java.lang.Thread::isVirtual on JDK 21+, else null. Resolved at VMInit.

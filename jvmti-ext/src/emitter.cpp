@@ -238,8 +238,9 @@ void write_file_chunk_locked(EmitterState& e, bool final_chunk) {
     fill_chunk_header(e, e.file_started ? std::min(first, e.file_written_ticks + 1) : first, now, &content);
     std::string error;
     if (!write_chunk_to(state.options.file.c_str(), e.file_started ? O_APPEND : (O_CREAT | O_TRUNC), content, &error)) {
-        Log::warn("%s; file= recording stopped", error.c_str());
+        Log::warn("%s; file= recording stopped: later requests need a JFR recording", error.c_str());
         e.file_failed = true;
+        state.file_failed.store(true, std::memory_order_release);
         return;
     }
     e.file_started = true;

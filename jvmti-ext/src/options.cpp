@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 
 namespace stackreq {
@@ -54,6 +55,7 @@ bool parse_duration_ns(const std::string& text, int64_t* out) {
     else if (unit == "s") scale = 1000000000LL;
     else if (unit == "m") scale = 60000000000LL;
     else return false;
+    if (value > INT64_MAX / scale) return false;
     *out = value * scale;
     return *out > 0;
 }

@@ -27,10 +27,16 @@ jvmtiError reject(Counter counter, jvmtiError error) {
     return error;
 }
 
+// A failed file= recording (unwritable path, full disk) can take nothing more: requests then
+// need a JFR recording like without file=.
+bool file_recording_on(AgentState& state) {
+    return state.file_mode && !state.file_failed.load(std::memory_order_acquire);
+}
+
 // Gates shared by every path; async-signal-safe.
 jvmtiError check_phase(AgentState& state) {
     if (!state.live.load(std::memory_order_acquire)) return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
-    if (!state.file_mode && !state.recording_seen.load(std::memory_order_acquire)) {
+    if (!file_recording_on(state) && !state.recording_seen.load(std::memory_order_acquire)) {
         return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
     }
     return JVMTI_ERROR_NONE;
@@ -38,7 +44,7 @@ jvmtiError check_phase(AgentState& state) {
 
 jvmtiError check_available(AgentState& state) {
     if (state.enabled_environments.load(std::memory_order_acquire) == 0 ||
-        (!state.file_mode && !state.event_enabled.load(std::memory_order_acquire))) {
+        (!file_recording_on(state) && !state.event_enabled.load(std::memory_order_acquire))) {
         return reject(Counter::rejected_not_available, JVMTI_ERROR_NOT_AVAILABLE);
     }
     return JVMTI_ERROR_NONE;
@@ -99,7 +105,9 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     if (state.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || jni == nullptr) {
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
-    if (jni->GetObjectRefType(target) == JNIInvalidRefType || !jni->IsInstanceOf(target, state.thread_class)) {
+    // A cleared weak reference or a deleted local one resolves to null: IsInstanceOf would crash on it.
+    if (jni->GetObjectRefType(target) == JNIInvalidRefType || jni->IsSameObject(target, nullptr) ||
+        !jni->IsInstanceOf(target, state.thread_class)) {
         return reject(Counter::rejected_invalid_thread, JVMTI_ERROR_INVALID_THREAD);
     }
     if (state.thread_is_virtual != nullptr && jni->CallBooleanMethod(target, state.thread_is_virtual)) {

@@ -9,6 +9,8 @@ namespace stackreq {
 ThreadRegistry::Slot ThreadRegistry::slots_[ThreadRegistry::kCapacity];
 
 namespace {
+constexpr uintptr_t kGuardMargin = 64 * 1024;
+
 uint32_t hash_tid(int32_t tid) {
     return (static_cast<uint32_t>(tid) * 2654435761u) & (ThreadRegistry::kCapacity - 1);
 }
@@ -20,9 +22,11 @@ void stack_bounds_of_current(uintptr_t* low, uintptr_t* high) {
     if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
     void* address = nullptr;
     size_t size = 0;
-    if (pthread_attr_getstack(&attr, &address, &size) == 0) {
-        *low = reinterpret_cast<uintptr_t>(address);
-        *high = *low + size;
+    if (pthread_attr_getstack(&attr, &address, &size) == 0 && size > kGuardMargin) {
+        // HotSpot keeps its reserved/yellow/red zones at the low end of a Java thread's stack
+        // PROT_NONE (16 KiB with the defaults); nothing below low + margin is ever read.
+        *low = reinterpret_cast<uintptr_t>(address) + kGuardMargin;
+        *high = reinterpret_cast<uintptr_t>(address) + size;
     }
     pthread_attr_destroy(&attr);
 }

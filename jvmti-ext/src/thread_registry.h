@@ -12,7 +12,7 @@ namespace stackreq {
 
 struct ThreadSlotView {
     JNIEnv* jni;
-    uintptr_t stack_low;   // lowest address of the thread's stack mapping
+    uintptr_t stack_low;   // lowest readable address of the thread's stack (above the guard zones)
     uintptr_t stack_high;  // one past the highest address
 };
 

@@ -41,6 +41,8 @@ int main() {
     CHECK(parse_duration_ns("7", &ns) && ns == 7000000);
     CHECK(!parse_duration_ns("0ms", &ns));
     CHECK(!parse_duration_ns("ms", &ns));
+    CHECK(!parse_duration_ns("123456789012345m", &ns));  // overflows int64 nanoseconds
+    CHECK(!parse_duration_ns("9223372037s", &ns));
     std::printf("options_test: ok\n");
     return 0;
 }
