@@ -66,7 +66,7 @@ public final class RecordingReader {
     }
 
     private static IItemCollection load(Path file) {
-        ChunkHeaders.check(file);
+        RecordingStructure.check(file);
         // Filtering at load time keeps memory to the two event types we use, whatever else the
         // recording holds (a default JFR recording has hundreds of thousands of other events).
         List<IParserExtension> extensions = new ArrayList<>(ParserExtensionRegistry.getParserExtensions());
