@@ -2,17 +2,15 @@ package io.stackreq.cli;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
 import io.stackreq.flame.FlameGraphHtmlWriter;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinQuality;
-import io.stackreq.model.InputException;
 import io.stackreq.model.RecordingContents;
 import io.stackreq.model.StackEvent;
+import io.stackreq.output.OutputFiles;
 import io.stackreq.tree.CallTree;
 
 /** Steps several commands share (report, flame, profile). */
@@ -36,15 +34,7 @@ final class Analysis {
     }
 
     static BufferedWriter newWriter(Path file) {
-        try {
-            Path parent = file.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            return Files.newBufferedWriter(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new InputException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        return OutputFiles.newWriter(file);
     }
 
     /** Earliest event time and the span to the latest: the enriched recording's start and duration. */

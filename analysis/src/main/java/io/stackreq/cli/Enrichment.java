@@ -28,10 +28,6 @@ final class Enrichment {
 
     static Result run(Path recording, Path samples, Path output, List<JoinListener> others) throws IOException {
         EnrichedRecordingWriter[] writer = new EnrichedRecordingWriter[1];
-        Path parent = output.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
         JoinOutcome outcome = null;
         try {
             outcome = JoinRunner.run(recording, samples, null, (contents, metric, header) -> {

@@ -3,7 +3,6 @@ package io.stackreq.cli;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -11,8 +10,8 @@ import java.util.concurrent.Callable;
 
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinRunner;
-import io.stackreq.model.InputException;
 import io.stackreq.output.JoinedSamplesWriter;
+import io.stackreq.output.OutputFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,11 +53,7 @@ final class JoinCommand implements Callable<Integer> {
     }
 
     private static OutputStream open(Path file) {
-        try {
-            return new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
-        } catch (IOException e) {
-            throw new InputException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        return new BufferedOutputStream(OutputFiles.newOutputStream(file), 1 << 16);
     }
 
     /** Lets the JSON writer close without closing standard output. */

@@ -64,7 +64,7 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
     public EnrichedRecordingWriter(Path file, SampleFileHeader header, long firstEventEpochNanos, long durationNanos)
             throws IOException {
         // One tick = 1 ns and tick 0 = the epoch: startTime values are then plain epoch nanoseconds.
-        recording = Recordings.newRecording(file, settings -> settings.withJdkTypeInitialization()
+        recording = Recordings.newRecording(OutputFiles.newOutputStream(file), settings -> settings.withJdkTypeInitialization()
                 .withTimestamp(firstEventEpochNanos).withStartTicks(firstEventEpochNanos)
                 .withDuration(Math.max(1, durationNanos)));
         for (String counter : header.events()) {

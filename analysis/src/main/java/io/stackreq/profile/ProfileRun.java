@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import io.stackreq.model.InputException;
+import io.stackreq.output.OutputFiles;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
@@ -29,7 +30,7 @@ public final class ProfileRun {
      */
     public static Result run(ProfileSettings settings, PrintStream err, boolean interactive)
             throws IOException, InterruptedException {
-        Files.createDirectories(settings.output());
+        OutputFiles.createDirectories(settings.output());
         // Stale files from an earlier run would be joined with this run's data.
         Files.deleteIfExists(settings.recording());
         Files.deleteIfExists(settings.samples());
