@@ -55,12 +55,17 @@ final class Profiling {
         err.println("stackreq: running " + String.join(" ", settings.commandLine()));
         err.flush();
         ProfileRun.Result run = ProfileRun.run(settings, System.err, System.console() != null);
-        if (!Files.isRegularFile(settings.recording())) {
+        if (!hasData(settings.recording())) {
             throw new InputException("the JVM exited with code " + run.exitCode() + " and wrote no recording "
                     + settings.recording() + " (see its messages above)");
         }
         writeResults(settings, commandLine);
         return 0;
+    }
+
+    /** ProfileRun creates both files empty before the JVM starts: empty means not written. */
+    private static boolean hasData(Path file) throws IOException {
+        return Files.isRegularFile(file) && Files.size(file) > 0;
     }
 
     /** Joins recording.jfr with samples.jsonl once, into the report, the flame graph and profile.jfr. */
@@ -71,7 +76,7 @@ final class Profiling {
         TreeBuilder trees = new TreeBuilder(FrameKey.METHOD, false, false);
         JoinOutcome outcome;
         long enriched = -1;
-        if (Files.isRegularFile(settings.samples())) {
+        if (hasData(settings.samples())) {
             Enrichment.Result result = Enrichment.run(settings.recording(), settings.samples(),
                     directory.resolve(ENRICHED), List.<JoinListener>of(trees));
             outcome = result.outcome();

@@ -31,9 +31,14 @@ public final class ProfileRun {
     public static Result run(ProfileSettings settings, PrintStream err, boolean interactive)
             throws IOException, InterruptedException {
         OutputFiles.createDirectories(settings.output());
-        // Stale files from an earlier run would be joined with this run's data.
-        Files.deleteIfExists(settings.recording());
-        Files.deleteIfExists(settings.samples());
+        // Stale files from an earlier run would be joined with this run's data. Both are then
+        // created empty, rw-r--r--, so that the JVM's JFR and the perf agent write into files of
+        // that mode (they keep an existing file's mode; JFR would create one rw-rw-rw- under a
+        // umask of 000) rather than through a link planted at the path.
+        for (java.nio.file.Path output : new java.nio.file.Path[] {settings.recording(), settings.samples()}) {
+            Files.deleteIfExists(output);
+            OutputFiles.newOutputStream(output).close();
+        }
 
         ProcessBuilder builder = new ProcessBuilder(settings.commandLine()).inheritIO();
         SignalHandler previous = ignoreInterrupt();
