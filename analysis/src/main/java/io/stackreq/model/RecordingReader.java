@@ -51,16 +51,24 @@ public final class RecordingReader {
         }
         IItemCollection items = load(file);
         List<StackEvent> events = new ArrayList<>();
-        for (IItemIterable iterable : items.apply(ItemFilters.type(STACK_TRACE_REQUEST))) {
-            readStackEvents(iterable, events);
+        Map<String, Long> statistics = new LinkedHashMap<>();
+        try {
+            for (IItemIterable iterable : items.apply(ItemFilters.type(STACK_TRACE_REQUEST))) {
+                readStackEvents(iterable, events);
+            }
+            for (IItemIterable iterable : items.apply(ItemFilters.type(REQUEST_STATISTICS))) {
+                readStatistics(iterable, statistics);
+            }
+        } catch (InputException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // JMC resolves constants (class names, frame types) when they are first read: a corrupt
+            // constant pool surfaces here, as a NullPointerException from JMC's accessors.
+            throw new InputException("cannot read recording " + file + ": corrupt event data (" + describe(e) + ")", e);
         }
         if (events.isEmpty()) {
             throw new InputException(file + " has no " + STACK_TRACE_REQUEST
                     + " events (was the recording started with +jdk.StackTraceRequest#enabled=true and the agent loaded?)");
-        }
-        Map<String, Long> statistics = new LinkedHashMap<>();
-        for (IItemIterable iterable : items.apply(ItemFilters.type(REQUEST_STATISTICS))) {
-            readStatistics(iterable, statistics);
         }
         return new RecordingContents(file, events, statistics);
     }
