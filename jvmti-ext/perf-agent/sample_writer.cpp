@@ -1,6 +1,7 @@
 #include "sample_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,7 +19,12 @@ constexpr size_t kMaxLine = 1024;
 }  // namespace
 
 bool SampleWriter::open(const std::string& path, std::string* error) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Never through a symbolic link at the path; an existing file loses write for others.
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    struct stat status;
+    if (fd_ >= 0 && fstat(fd_, &status) == 0 && (status.st_mode & S_IWOTH) != 0) {
+        fchmod(fd_, status.st_mode & ~(S_IWOTH | S_IWGRP));
+    }
     if (fd_ < 0) {
         *error = "cannot open out=" + path + ": " + strerror(errno);
         return false;

@@ -1,5 +1,6 @@
 // JVMTI entry points of libstackreq.so: option parsing, capabilities, VM callbacks.
 #include <dlfcn.h>
+#include <fcntl.h>
 
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "jfr_bridge.h"
 #include "latency_histogram.h"
 #include "log.h"
+#include "output_file.h"
 #include "stack_walker.h"
 #include "stackreq.h"
 #include "thread_directory.h"
@@ -82,7 +84,8 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
 }
 
 void write_latency_report(const std::string& path) {
-    FILE* out = std::fopen(path.c_str(), "we");
+    int fd = open_output_file(path.c_str(), O_TRUNC);
+    FILE* out = fd < 0 ? nullptr : fdopen(fd, "w");
     if (out == nullptr) {
         Log::warn("cannot write latency report %s", path.c_str());
         return;

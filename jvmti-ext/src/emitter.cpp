@@ -16,6 +16,7 @@
 #include "jfr_chunk.h"
 #include "log.h"
 #include "method_resolver.h"
+#include "output_file.h"
 #include "thread_directory.h"
 
 namespace stackreq {
@@ -188,7 +189,7 @@ bool write_all(int fd, const std::string& bytes) {
 bool write_chunk_to(const char* path, int flags, const ChunkContent& content, std::string* error) {
     std::string bytes;
     if (!write_chunk(content, &bytes, error)) return false;
-    int fd = open(path, flags | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = open_output_file(path, flags);
     if (fd < 0) {
         *error = std::string("cannot open ") + path + ": " + std::strerror(errno);
         return false;

@@ -1,8 +1,12 @@
 #include "log.h"
 
+#include <fcntl.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <mutex>
+
+#include "output_file.h"
 
 namespace stackreq {
 
@@ -24,7 +28,8 @@ void write_line(const char* tag, const char* format, va_list args) {
 bool Log::configure(LogLevel level, const char* path) {
     g_level = level;
     if (path != nullptr && path[0] != '\0') {
-        FILE* file = std::fopen(path, "ae");
+        int fd = open_output_file(path, O_APPEND);
+        FILE* file = fd < 0 ? nullptr : fdopen(fd, "a");
         if (file == nullptr) return false;
         g_file = file;
     }

@@ -21,7 +21,6 @@ import io.stackreq.reliability.support.RequestScan;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -63,9 +62,6 @@ class FuzzedContextsTest {
      * which HotSpot keeps PROT_NONE. The request path must not read there (it is not "within the
      * thread's own stack mapping" in the sense of readable).
      */
-    @Disabled("stackreq bug: StackWalker::walk → interrupted_context (stack_walker.cpp:115) reads the word at SP when"
-            + " SP is in [stack_low, stack_high), which includes HotSpot's PROT_NONE guard zone: SIGSEGV (crash, or a"
-            + " fake StackOverflowError when the thread is in Java)")
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void stackAndFramePointerInTheGuardZone(Jdk jdk) throws Exception {
