@@ -9,7 +9,10 @@ import java.util.Map;
 
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.validation.bias.BiasBenchmark;
+import io.stackreq.validation.bias.BiasWorkloads;
 import io.stackreq.validation.bias.Profiler;
+import io.stackreq.validation.oracle.OracleMain;
+import io.stackreq.validation.oracle.OracleRun;
 
 /**
  * {@code tests/validate [--jdk PATH ...] [--full] [--only oracle|bias] [--dir DIR]
@@ -47,6 +50,14 @@ public final class Validate {
         Files.createDirectories(dir);
         StringBuilder tables = new StringBuilder();
         for (Jdk jdk : jdks) {
+            if (only == null || only.equals("oracle")) {
+                List<String> names = workloads != null ? workloads : OracleMain.WORKLOADS;
+                OracleRun.Result result = OracleRun.run(jdk, dir, names, durations.oracleSeconds());
+                System.err.print(OracleTable.examples(result));
+                String table = OracleTable.markdown(result, durations.oracleSeconds());
+                System.out.println(table);
+                tables.append(table).append('\n');
+            }
             if (only == null || only.equals("bias")) {
                 Map<Profiler, List<String>> plan = BiasBenchmark.fullPlan(jdk, full);
                 if (profilers != null) {
@@ -54,7 +65,7 @@ public final class Validate {
                     plan.keySet().removeIf(p -> !names.contains(p.name().toLowerCase(Locale.ROOT)));
                 }
                 if (workloads != null) {
-                    List<String> names = workloads;
+                    List<String> names = workloads.stream().filter(BiasWorkloads.ALL::contains).toList();
                     plan.replaceAll((p, list) -> list.stream().filter(names::contains).toList());
                 }
                 BiasBenchmark.Result result = BiasBenchmark.run(jdk, dir, plan, durations.biasSeconds());

@@ -1,0 +1,46 @@
+package io.stackreq.validation;
+
+import java.util.List;
+import java.util.Locale;
+
+import io.stackreq.validation.oracle.OracleCheck.Layer;
+import io.stackreq.validation.oracle.OracleCheck.Tally;
+import io.stackreq.validation.oracle.OracleRun.Result;
+
+/** The oracle's markdown table for one JDK, and the mismatch examples behind it. */
+public final class OracleTable {
+    private OracleTable() {
+    }
+
+    public static String markdown(Result result, double seconds) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "#### Oracle — %s (%.1f s per workload): stack traces vs. shadow stacks%n%n",
+                result.jdk(), seconds));
+        BiasTable.row(out, List.of("workload", "layer", "samples", "matched", "of which in transition / in instrumentation",
+                "mismatched", "failed", "match (of traces)"));
+        BiasTable.row(out, List.of("---", "---", "---:", "---:", "---:", "---:", "---:", "---:"));
+        for (String workload : result.workloads()) {
+            for (Layer layer : Layer.values()) {
+                Tally tally = result.tally(layer, workload);
+                BiasTable.row(out, List.of(workload, layer.label, Integer.toString(tally.samples),
+                        Integer.toString(tally.matched()), tally.transition + " / " + tally.instrumentation,
+                        Integer.toString(tally.mismatched), Integer.toString(tally.failed),
+                        tally.matched() + tally.mismatched == 0 ? "-"
+                                : String.format(Locale.ROOT, "%.2f%%", tally.matchPercent())));
+            }
+        }
+        return out.toString();
+    }
+
+    public static String examples(Result result) {
+        StringBuilder out = new StringBuilder();
+        result.summaries().forEach(s -> out.append(result.jdk()).append(' ').append(s).append('\n'));
+        result.tallies().forEach((layer, byWorkload) -> byWorkload.forEach((workload, tally) -> {
+            for (String example : tally.examples) {
+                out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label).append("] mismatch: ")
+                        .append(example).append('\n');
+            }
+        }));
+        return out.toString();
+    }
+}

@@ -1,0 +1,113 @@
+package io.stackreq.validation;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.stackreq.tests.support.Jdk;
+import io.stackreq.validation.bias.BiasBenchmark;
+import io.stackreq.validation.bias.BiasBenchmark.Cell;
+import io.stackreq.validation.bias.BiasWorkloads;
+import io.stackreq.validation.bias.Profiler;
+import io.stackreq.validation.oracle.OracleCheck.Layer;
+import io.stackreq.validation.oracle.OracleCheck.Tally;
+import io.stackreq.validation.oracle.OracleMain;
+import io.stackreq.validation.oracle.OracleRun;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 4 in CI: the short version of {@code tests/validate} (durations {@link Durations#CI},
+ * {@link Durations#FULL} with {@code -Dstackreq.validate.full=true}). Prints the tables and
+ * appends them to {@code target/validation-ci-tables.md}.
+ */
+class ValidationTest {
+    /** Oracle: of the stack traces each layer returned, at least this share must be right. */
+    static final double MIN_MATCH_PERCENT = 99.9;
+    /** Bias: stackreq's error (points) may exceed async-profiler's by at most this ... */
+    static final double MAX_EXCESS_OVER_ASYNC_PROFILER = 1;
+    /** ... and be at most this in absolute terms. */
+    static final double MAX_ERROR = 3;
+    /** Bias: "visibly worse" = the biased mode misses the arraycopy truth by this many more points. */
+    static final double MIN_BIASED_EXCESS = 10;
+    /** Below this many samples a share or a match rate says nothing: the check itself fails. */
+    static final int MIN_SIGNAL_SAMPLES = 200;
+    static final int MIN_BIAS_SAMPLES = 500;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
+        Durations durations = Durations.fromSystemProperties();
+        OracleRun.Result result = OracleRun.run(jdk, dir, OracleMain.WORKLOADS, durations.oracleSeconds());
+        String table = OracleTable.markdown(result, durations.oracleSeconds());
+        report(table + "\n" + OracleTable.examples(result));
+        List<Executable> checks = new ArrayList<>();
+        for (String workload : result.workloads()) {
+            for (Layer layer : Layer.values()) {
+                Tally tally = result.tally(layer, workload);
+                int minimum = layer == Layer.SIGNAL ? MIN_SIGNAL_SAMPLES : 1;
+                checks.add(() -> assertTrue(tally.matched() + tally.mismatched >= minimum,
+                        () -> String.format(Locale.ROOT, "%s %s [%s]: only %d stack traces (failed %d); need %d",
+                                jdk, workload, layer.label, tally.matched() + tally.mismatched, tally.failed, minimum)));
+                checks.add(() -> assertTrue(tally.matchPercent() >= MIN_MATCH_PERCENT,
+                        () -> String.format(Locale.ROOT, "%s %s [%s]: %.2f%% of %d stack traces match (%d mismatched), "
+                                + "need %.1f%%; examples:%n%s", jdk, workload, layer.label, tally.matchPercent(),
+                                tally.matched() + tally.mismatched, tally.mismatched, MIN_MATCH_PERCENT,
+                                String.join("\n", tally.examples))));
+            }
+        }
+        assertAll(checks);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void stackreqIsAsCloseToTheTruthAsAsyncProfilerAndBiasedModeIsNot(Jdk jdk) throws IOException {
+        Durations durations = Durations.fromSystemProperties();
+        BiasBenchmark.Result result = BiasBenchmark.run(jdk, dir, BiasBenchmark.ciPlan(), durations.biasSeconds());
+        report(BiasTable.markdown(result, durations.biasSeconds()) + "\n" + BiasTable.details(result));
+        List<Executable> checks = new ArrayList<>();
+        for (String workload : BiasWorkloads.ALL) {
+            Cell stackreq = result.cell(Profiler.STACKREQ, workload);
+            Cell asyncProfiler = result.cell(Profiler.ASYNC_PROFILER_CPU, workload);
+            checks.add(() -> assertTrue(stackreq.samples() >= MIN_BIAS_SAMPLES && asyncProfiler.samples() >= MIN_BIAS_SAMPLES,
+                    () -> jdk + " " + workload + ": too few samples (stackreq " + stackreq.samples() + ", async-profiler "
+                            + asyncProfiler.samples() + ")"));
+            checks.add(() -> assertTrue(Math.abs(stackreq.error()) <= Math.abs(asyncProfiler.error())
+                    + MAX_EXCESS_OVER_ASYNC_PROFILER, () -> String.format(Locale.ROOT,
+                    "%s %s: stackreq misses the truth by %.1f points, async-profiler by %.1f (allowed: +%.0f)%n"
+                            + "  stackreq:       truth %.1f%%, %s%n  async-profiler: truth %.1f%%, %s", jdk, workload,
+                    stackreq.error(), asyncProfiler.error(), MAX_EXCESS_OVER_ASYNC_PROFILER, stackreq.truth().percent(),
+                    stackreq.topPlaces(5), asyncProfiler.truth().percent(), asyncProfiler.topPlaces(5))));
+            checks.add(() -> assertTrue(Math.abs(stackreq.error()) <= MAX_ERROR, () -> String.format(Locale.ROOT,
+                    "%s %s: stackreq misses the truth (%.1f%%) by %.1f points (allowed: %.0f); samples went to %s", jdk,
+                    workload, stackreq.truth().percent(), stackreq.error(), MAX_ERROR, stackreq.topPlaces(5))));
+        }
+        Cell unbiased = result.cell(Profiler.STACKREQ, "arraycopy");
+        Cell biased = result.cell(Profiler.STACKREQ_BIASED, "arraycopy");
+        checks.add(() -> assertTrue(biased.samples() >= MIN_BIAS_SAMPLES
+                && Math.abs(biased.error()) >= Math.abs(unbiased.error()) + MIN_BIASED_EXCESS,
+                () -> String.format(Locale.ROOT, "%s arraycopy: the biased mode should miss the truth by at least %.0f "
+                        + "points more than the unbiased one: biased %.1f (%d samples), unbiased %.1f", jdk,
+                        MIN_BIASED_EXCESS, biased.error(), biased.samples(), unbiased.error())));
+        assertAll(checks);
+    }
+
+    private static void report(String text) throws IOException {
+        System.out.println(text);
+        Path file = Path.of(System.getProperty("stackreq.root", "..")).resolve("tests/target/validation-ci-tables.md");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+}

@@ -1,0 +1,360 @@
+package io.stackreq.validation.oracle;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedMethod;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * Compares stack traces with shadow stacks.
+ *
+ * <p><b>The comparison rule.</b> Of the stack trace, only the frames of woven methods count
+ * (found by "class#name(descriptor)" in the agent's method table); every other frame (JDK code,
+ * lambda bodies, constructors, native methods, C frames) is skipped, wherever it is. The woven
+ * frames, bottom to top, must be the shadow stack's frames: the same methods in the same order,
+ * and every frame but the topmost woven one at the line of the call the shadow stack says it
+ * is making. The top frame's line is not compared (the shadow stack does not follow lines
+ * between calls).
+ *
+ * <p><b>Transitions.</b> Pushing and popping are instructions of their own, next to the real
+ * frame change, so at some instants the stack trace is one frame ahead of the shadow stack. One
+ * more woven frame on top of the trace is accepted only when the thread is known to be exactly
+ * there:
+ * <ul>
+ * <li>the trace has one more frame and the snapshot's flag is CALLING (set by a woven caller
+ * before a call instruction, cleared by the callee's push): the callee's frame exists, its push
+ * has not happened;</li>
+ * <li>the trace has one more frame whose line is -1: its bytecode index lies before the method's
+ * first line, i.e. in the woven {@code enter} sequence, before the push (the caller was not woven,
+ * so no flag was set);</li>
+ * <li>the trace has one more frame, the flag is EXITING (set by a method's exit before it pops,
+ * cleared after the call returns) and that frame is the method the snapshot says was just
+ * popped;</li>
+ * </ul>
+ * <p><b>Samples inside the instrumentation.</b> When a method of {@link ShadowStack} is in the
+ * trace above its topmost woven frame (with only the JDK code it calls above it), the sample landed in a push, pop or flag update itself. There the JIT's
+ * debug information decides which inlined frames the instruction belongs to, and it records
+ * scopes only approximately around inlined calls (an instruction without a record takes the
+ * next record's scope, which may be a frame or two further on), so such a sample is only checked
+ * for consistency: the trace's woven frames and the shadow stack must agree frame by frame on
+ * their common part (methods, and lines below the trace's top woven frame) and may differ only
+ * in how many frames sit on top. These are counted apart ("in instrumentation").
+ * </ul>
+ * The frames below must still match as above (including the caller's call line). Anything else is
+ * a mismatch. A failed sample is one whose request was refused or whose event says failed.
+ */
+public final class OracleCheck {
+    public enum Layer {
+        JVMTI("a: JVMTI GetStackTrace"),
+        BIASED("b: RequestStackTrace, ucontext NULL (JNI)"),
+        SIGNAL("c: RequestStackTrace from a signal");
+
+        public final String label;
+
+        Layer(String label) {
+            this.label = label;
+        }
+    }
+
+    public enum Outcome { EXACT, TRANSITION, MISMATCH }
+
+    /** One frame of a stack trace: "class#name(descriptor)" and line. */
+    public record Frame(String key, int line) {
+    }
+
+    /** A copy of a shadow stack; ids and lines bottom first. */
+    public record Snapshot(long id, Layer layer, int tid, int tag, int rc, int flag, int popped, int overflow,
+            int[] ids, int[] lines) {
+    }
+
+    /** Counts of one workload in one layer. */
+    public static final class Tally {
+        public int samples;
+        public int exact;
+        public int transition;
+        public int instrumentation;
+        public int mismatched;
+        public int failed;
+        public int skipped;
+        public final List<String> examples = new ArrayList<>();
+
+        public int matched() {
+            return exact + transition + instrumentation;
+        }
+
+        /**
+         * matched / (matched + mismatched), in percent: of the stack traces the sampler returned,
+         * how many are right. Failed samples (the event says failed, or the request was refused)
+         * are reported apart: they are no stack trace, not a wrong one.
+         */
+        public double matchPercent() {
+            int traces = matched() + mismatched;
+            return traces == 0 ? Double.NaN : 100.0 * matched() / traces;
+        }
+
+        void mismatch(String example) {
+            mismatched++;
+            if (examples.size() < 3) {
+                examples.add(example);
+            }
+        }
+    }
+
+    private static final String INSTRUMENTATION = "in instrumentation";
+    private static final String SHADOW_PREFIX = ShadowStack.class.getName() + "#";
+    private final Map<String, Integer> ids;
+    private final Map<Integer, String> keys = new HashMap<>();
+    private final Map<Layer, Map<String, Tally>> tallies = new LinkedHashMap<>();
+
+    public OracleCheck(Path methodTable) {
+        this.ids = new HashMap<>();
+        try {
+            for (String line : Files.readAllLines(methodTable)) {
+                String[] parts = line.split("\t");
+                ids.put(parts[1], Integer.parseInt(parts[0]));
+                keys.put(Integer.parseInt(parts[0]), parts[1]);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Map<Layer, Map<String, Tally>> tallies() {
+        return tallies;
+    }
+
+    private Tally tally(Layer layer, int tag) {
+        String workload = tag >= 1 && tag <= OracleMain.WORKLOADS.size() ? OracleMain.WORKLOADS.get(tag - 1) : "(runner)";
+        return tallies.computeIfAbsent(layer, l -> new LinkedHashMap<>()).computeIfAbsent(workload, w -> new Tally());
+    }
+
+    /** Layers (b) and (c): each snapshot against the jdk.StackTraceRequest event of its user data. */
+    public void checkRequests(Path snapshots, Path recording) {
+        Map<Long, RecordedEvent> events = new HashMap<>();
+        try (RecordingFile file = new RecordingFile(recording)) {
+            while (file.hasMoreEvents()) {
+                RecordedEvent event = file.readEvent();
+                if (event.getEventType().getName().equals("jdk.StackTraceRequest")) {
+                    events.put(event.getLong("userData"), event);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + recording, e);
+        }
+        for (Snapshot snapshot : readSnapshots(snapshots)) {
+            Tally tally = tally(snapshot.layer(), snapshot.tag());
+            if (snapshot.overflow() > 0) {
+                tally.skipped++;
+                continue;
+            }
+            tally.samples++;
+            RecordedEvent event = events.get(snapshot.id());
+            if (snapshot.rc() != 0) {
+                tally.failed++;
+            } else if (event == null) {
+                tally.mismatch("no event for accepted request " + snapshot.id());
+            } else if (event.getBoolean("failed")) {
+                tally.failed++;
+            } else if (event.getBoolean("biased") != (snapshot.layer() == Layer.BIASED)) {
+                tally.mismatch("request " + snapshot.id() + ": biased=" + event.getBoolean("biased"));
+            } else {
+                record(tally, framesOf(event), snapshot);
+            }
+        }
+    }
+
+    /** Layer (a): the JVMTI records liboracle.so wrote. */
+    public void checkJvmti(Path records) {
+        try {
+            for (String line : Files.readAllLines(records)) {
+                int bar = line.indexOf(" |");
+                String[] head = line.substring(0, bar).split(" ");
+                int depth = Integer.parseInt(head[6]);
+                int[][] frames = shadowFrames(head, 7, depth);
+                Snapshot snapshot = new Snapshot(0, Layer.JVMTI, Integer.parseInt(head[1]), Integer.parseInt(head[2]), 0,
+                        Integer.parseInt(head[3]), Integer.parseInt(head[4]), Integer.parseInt(head[5]), frames[0],
+                        frames[1]);
+                Tally tally = tally(Layer.JVMTI, snapshot.tag());
+                if (snapshot.overflow() > 0) {
+                    tally.skipped++;
+                    continue;
+                }
+                tally.samples++;
+                String tail = line.substring(bar + 2).trim();
+                if (tail.startsWith("!error")) {
+                    tally.failed++;
+                    continue;
+                }
+                List<Frame> topFirst = new ArrayList<>();
+                for (String text : tail.isEmpty() ? new String[0] : tail.split(" ")) {
+                    int at = text.lastIndexOf('@');
+                    topFirst.add(new Frame(text.substring(0, at), Integer.parseInt(text.substring(at + 1))));
+                }
+                record(tally, topFirst, snapshot);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void record(Tally tally, List<Frame> topFirst, Snapshot snapshot) {
+        String why = compare(topFirst, snapshot);
+        if (why == null) {
+            tally.exact++;
+        } else if (why.isEmpty()) {
+            tally.transition++;
+        } else if (why.equals(INSTRUMENTATION)) {
+            tally.instrumentation++;
+        } else {
+            tally.mismatch(why);
+        }
+    }
+
+    /** null: exact match; "": accepted transition; INSTRUMENTATION; otherwise why it does not match. */
+    String compare(List<Frame> topFirst, Snapshot snapshot) {
+        List<int[]> woven = new ArrayList<>();   // bottom first: id, line
+        for (int i = topFirst.size() - 1; i >= 0; i--) {
+            Integer id = ids.get(topFirst.get(i).key());
+            if (id != null) {
+                woven.add(new int[] {id, topFirst.get(i).line()});
+            }
+        }
+        int depth = snapshot.ids().length;
+        boolean inShadowCode = false;
+        for (Frame frame : topFirst) {
+            if (frame.key().startsWith(SHADOW_PREFIX)) {
+                inShadowCode = true;
+            }
+            if (inShadowCode || ids.containsKey(frame.key())) {
+                break;
+            }
+        }
+        boolean ahead = woven.size() == depth + 1 && (snapshot.flag() == ShadowStack.CALLING
+                || woven.get(depth)[1] == -1
+                || snapshot.flag() == ShadowStack.EXITING && woven.get(depth)[0] == snapshot.popped());
+        boolean transition = ahead || inShadowCode;
+        // Compared: methods of the common part, and lines below the trace's top woven frame.
+        int common = Math.min(woven.size(), depth);
+        boolean same = woven.size() == depth || transition;
+        for (int i = 0; same && i < common; i++) {
+            boolean top = i == woven.size() - 1;
+            same = woven.get(i)[0] == snapshot.ids()[i] && (top || woven.get(i)[1] == snapshot.lines()[i]);
+        }
+        if (same) {
+            return woven.size() == depth && !ahead ? null : inShadowCode && !ahead ? INSTRUMENTATION : "";
+        }
+        return "request " + snapshot.id() + " tid " + snapshot.tid() + " flag " + snapshot.flag() + " popped "
+                + name(snapshot.popped()) + "\n      shadow (bottom first): " + describeShadow(snapshot)
+                + "\n      trace, woven frames (bottom first): " + describeWoven(woven)
+                + "\n      trace, top frames: " + describeTop(topFirst);
+    }
+
+    private static String describeTop(List<Frame> topFirst) {
+        List<String> parts = new ArrayList<>();
+        for (Frame frame : topFirst.subList(0, Math.min(4, topFirst.size()))) {
+            String key = frame.key();
+            int paren = key.indexOf('(');
+            parts.add((paren > 0 ? key.substring(key.lastIndexOf('.', key.indexOf('#')) + 1, paren) : key) + ":"
+                    + frame.line());
+        }
+        return String.join(" <- ", parts) + (topFirst.size() > 4 ? " <- ... (" + topFirst.size() + " frames)" : "");
+    }
+
+    private String name(int id) {
+        String key = keys.get(id);
+        if (key == null) {
+            return "#" + id;
+        }
+        int hash = key.indexOf('#');
+        int paren = key.indexOf('(');
+        String simple = key.substring(key.lastIndexOf('.', hash) + 1, hash);
+        return simple + "." + key.substring(hash + 1, paren);
+    }
+
+    private String describeShadow(Snapshot snapshot) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < snapshot.ids().length; i++) {
+            parts.add(name(snapshot.ids()[i]) + ":" + snapshot.lines()[i]);
+        }
+        return abbreviate(parts);
+    }
+
+    private String describeWoven(List<int[]> woven) {
+        List<String> parts = new ArrayList<>();
+        for (int[] frame : woven) {
+            parts.add(name(frame[0]) + ":" + frame[1]);
+        }
+        return abbreviate(parts);
+    }
+
+    /** Long (recursive) stacks: the bottom 3 and the top 6 frames. */
+    private static String abbreviate(List<String> parts) {
+        if (parts.size() <= 10) {
+            return String.join(" ", parts);
+        }
+        return String.join(" ", parts.subList(0, 3)) + " ...(" + (parts.size() - 9) + ")... "
+                + String.join(" ", parts.subList(parts.size() - 6, parts.size()));
+    }
+
+    static List<Frame> framesOf(RecordedEvent event) {
+        List<Frame> frames = new ArrayList<>();
+        RecordedStackTrace stack = event.getStackTrace();
+        if (stack == null) {
+            return frames;
+        }
+        for (RecordedFrame frame : stack.getFrames()) {
+            RecordedMethod method = frame.getMethod();
+            if (method == null || method.getType() == null) {
+                frames.add(new Frame("?", -1));
+            } else {
+                frames.add(new Frame(method.getType().getName().replace('/', '.') + "#" + method.getName()
+                        + method.getDescriptor(), frame.getLineNumber()));
+            }
+        }
+        return frames;
+    }
+
+    /** Lines "S id layer tid tag rc flag popped overflow depth id:line ..." of oracle.c. */
+    static List<Snapshot> readSnapshots(Path file) {
+        List<Snapshot> snapshots = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(file)) {
+                if (!line.startsWith("S ")) {
+                    continue;
+                }
+                String[] f = line.split(" ");
+                int depth = Integer.parseInt(f[9]);
+                int[][] frames = shadowFrames(f, 10, depth);
+                Layer layer = f[2].equals("b") ? Layer.BIASED : Layer.SIGNAL;
+                snapshots.add(new Snapshot(Long.parseLong(f[1]), layer, Integer.parseInt(f[3]), Integer.parseInt(f[4]),
+                        Integer.parseInt(f[5]), Integer.parseInt(f[6]), Integer.parseInt(f[7]), Integer.parseInt(f[8]),
+                        frames[0], frames[1]));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return snapshots;
+    }
+
+    private static int[][] shadowFrames(String[] fields, int first, int depth) {
+        int[] ids = new int[depth];
+        int[] lines = new int[depth];
+        for (int i = 0; i < depth; i++) {
+            String[] pair = fields[first + i].split(":");
+            ids[i] = Integer.parseInt(pair[0]);
+            lines[i] = Integer.parseInt(pair[1]);
+        }
+        return new int[][] {ids, lines};
+    }
+}

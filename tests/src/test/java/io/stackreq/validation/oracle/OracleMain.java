@@ -1,0 +1,89 @@
+package io.stackreq.validation.oracle;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.stackreq.validation.oracle.workload.ClassLoading;
+import io.stackreq.validation.oracle.workload.Exceptions;
+import io.stackreq.validation.oracle.workload.Inlining;
+import io.stackreq.validation.oracle.workload.JniLoop;
+import io.stackreq.validation.oracle.workload.OsrLoop;
+import io.stackreq.validation.oracle.workload.Recursion;
+import io.stackreq.validation.oracle.workload.Streams;
+import io.stackreq.validation.oracle.workload.Threads;
+
+/**
+ * The oracle's target JVM: runs each workload on its own thread ({@code oracle-<name>}, shadow
+ * stack tagged with the workload's number = its index in {@link #WORKLOADS} + 1) for the given
+ * wall time, one after the other, then stops the signals and writes the snapshots.
+ *
+ * <p>Usage: {@code OracleMain <seconds-per-workload> <workload>[,<workload>...]}; prints
+ * {@code oracle-summary woven=<classes> weave-failures=<n> corrupt=<n>} last.
+ */
+public final class OracleMain {
+    public static final List<String> WORKLOADS = List.of("recursion", "exceptions", "inlining", "osr", "streams",
+            "threads", "classloading", "jni");
+    /**
+     * Layer (a)/(b) runs at every n-th method entry: n per workload, for some hundred checks a
+     * second (a thread of "inlining" enters methods millions of times a second, one of "jni" a
+     * few thousand times).
+     */
+    private static final Map<String, Integer> CHECK_PERIODS = Map.of("recursion", 997, "exceptions", 997,
+            "inlining", 40_009, "osr", 97, "streams", 4_099, "threads", 3, "classloading", 5, "jni", 3);
+
+    private OracleMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        double seconds = Double.parseDouble(args[0]);
+        List<String> names = List.of(args[1].split(","));
+        List<String> failures = new ArrayList<>();
+        for (String name : names) {
+            int tag = WORKLOADS.indexOf(name) + 1;
+            if (tag == 0) {
+                throw new IllegalArgumentException("unknown workload " + name + " (known: " + WORKLOADS + ")");
+            }
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread thread = new Thread(() -> {
+                ShadowStack.setWorkload(tag, CHECK_PERIODS.get(name));
+                long end = System.nanoTime() + (long) (seconds * 1e9);
+                try {
+                    do {
+                        round(name);
+                    } while (System.nanoTime() < end);
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            }, "oracle-" + name);
+            thread.start();
+            thread.join();
+            if (failure.get() != null) {
+                failure.get().printStackTrace();
+                failures.add(name + ": " + failure.get());
+            }
+        }
+        OracleNative.finish();
+        System.out.println("oracle-summary woven=" + OracleAgent.WOVEN_CLASSES.get() + " weave-failures="
+                + OracleAgent.FAILURES.get() + " corrupt=" + ShadowStack.CORRUPT.get());
+        if (!failures.isEmpty()) {
+            System.err.println("workloads failed: " + failures);
+            System.exit(1);
+        }
+    }
+
+    private static void round(String name) throws Exception {
+        switch (name) {
+            case "recursion" -> Recursion.round();
+            case "exceptions" -> Exceptions.round();
+            case "inlining" -> Inlining.round();
+            case "osr" -> OsrLoop.round();
+            case "streams" -> Streams.round();
+            case "threads" -> Threads.round();
+            case "classloading" -> ClassLoading.round();
+            case "jni" -> JniLoop.round();
+            default -> throw new IllegalArgumentException(name);
+        }
+    }
+}

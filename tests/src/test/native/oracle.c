@@ -1,0 +1,478 @@
+/*
+ * liboracle.so: the native half of the correctness oracle (io.stackreq.validation.oracle).
+ *
+ * Instrumented Java code keeps a shadow stack per thread in memory this library owns (one slot
+ * per thread, handed to Java as a direct ByteBuffer, see ShadowStack.java for the layout). This
+ * agent checks stack traces against it in three layers:
+ *  (a) JVMTI GetStackTrace of the current thread, called from Java at sampled method entries
+ *      (checkStack): the shadow stack and the JVMTI frames go to a record file;
+ *  (b) RequestStackTrace(env, NULL, NULL, id) from the same JNI call (requestBiased): the
+ *      request is flushed (Disable, then Enable again) while the thread is still in this native
+ *      method, so the biased stack is the stack of this exact point;
+ *  (c) perf task-clock overflow signals, 1 ms of each attached thread's CPU time: the handler
+ *      copies the shadow stack into a preallocated arena and passes the copy's id as user_data
+ *      to RequestStackTrace(env, NULL, ucontext, id).
+ * The snapshots are written to a file by finish() (or at VMDeath); the Java checker compares
+ * each jdk.StackTraceRequest event with the snapshot of the same user_data.
+ *
+ * Like librequester.so it finds RequestStackTrace through GetExtensionFunctions only.
+ * Options: "out=DIR" (snapshots.txt and jvmti-checks.txt go there), "layers=ac" or "layers=b".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <jni.h>
+#include <jvmti.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ID_REQUEST "com.sun.hotspot.functions.RequestStackTrace"
+#define ID_ENABLE "com.sun.hotspot.functions.EnableRequestStackTrace"
+#define ID_DISABLE "com.sun.hotspot.functions.DisableRequestStackTrace"
+
+typedef jvmtiError (JNICALL *RequestFn)(jvmtiEnv *, jthread *, void *, jlong);
+typedef jvmtiError (JNICALL *ToggleFn)(jvmtiEnv *);
+
+/* Shadow stack layout, in 32-bit ints; must match ShadowStack.java. */
+enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RESERVED, H_FRAMES };
+#define MAX_FRAMES 4096
+#define SHADOW_INTS (H_FRAMES + 2 * MAX_FRAMES)
+#define MAX_THREADS 1024
+
+/* A snapshot: SNAP_HEADER ints, then depth (id, line) pairs. */
+enum { S_LAYER, S_TID, S_TAG, S_FLAG, S_POPPED, S_OVERFLOW, S_DEPTH, S_RC, SNAP_HEADER };
+#define ARENA_INTS (48u << 20) /* 192 MiB of address space, touched as used */
+#define MAX_SNAPSHOTS (1 << 20)
+
+struct thread_slot {
+    _Atomic int32_t tid; /* 0 = free */
+    int32_t *shadow;     /* SHADOW_INTS, owned here, reused */
+    int perf_fd;         /* -1 when none */
+};
+
+static jvmtiEnv *g_jvmti;
+static RequestFn g_request;
+static ToggleFn g_enable;
+static ToggleFn g_disable;
+static char g_out[1024] = ".";
+static int g_layer_c;
+static int g_signal = SIGPROF;
+
+static struct thread_slot g_threads[MAX_THREADS];
+static pthread_mutex_t g_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int32_t *g_arena;
+static atomic_uint g_arena_used;
+static int64_t g_snapshot_offset[MAX_SNAPSHOTS]; /* -1 = none */
+static atomic_int g_snapshots;
+static atomic_long g_dropped;     /* arena or index full */
+static atomic_long g_signals_lost; /* perf signals for a thread without a slot */
+static atomic_int g_in_handler;
+
+static pthread_mutex_t g_check_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *g_checks;      /* layer (a) records */
+static long g_check_count;
+static pthread_mutex_t g_biased_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int g_finished;
+
+static pid_t current_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
+static struct thread_slot *find_slot(pid_t tid) {
+    for (int i = 0; i < MAX_THREADS; i++) {
+        if (atomic_load_explicit(&g_threads[i].tid, memory_order_acquire) == tid) return &g_threads[i];
+    }
+    return NULL;
+}
+
+/* Copies the shadow stack into the arena; returns the snapshot id (1..) or 0 when full.
+ * Async-signal-safe: atomics and plain copies only. */
+static int take_snapshot(const int32_t *shadow, int layer, pid_t tid) {
+    int32_t depth = shadow[H_DEPTH];
+    if (depth < 0 || depth > MAX_FRAMES) depth = 0;
+    unsigned size = SNAP_HEADER + 2u * (unsigned)depth;
+    unsigned offset = atomic_fetch_add(&g_arena_used, size);
+    int index = atomic_fetch_add(&g_snapshots, 1);
+    if (offset + size > ARENA_INTS || index >= MAX_SNAPSHOTS) {
+        atomic_fetch_add(&g_dropped, 1);
+        return 0;
+    }
+    int32_t *snap = g_arena + offset;
+    snap[S_LAYER] = layer;
+    snap[S_TID] = tid;
+    snap[S_TAG] = shadow[H_TAG];
+    snap[S_FLAG] = shadow[H_FLAG];
+    snap[S_POPPED] = shadow[H_POPPED];
+    snap[S_OVERFLOW] = shadow[H_OVERFLOW];
+    snap[S_DEPTH] = depth;
+    snap[S_RC] = -1;
+    memcpy(snap + SNAP_HEADER, shadow + H_FRAMES, sizeof(int32_t) * 2u * (unsigned)depth);
+    g_snapshot_offset[index] = offset;
+    return index + 1;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *ucontext) {
+    (void)sig;
+    int saved_errno = errno;
+    atomic_fetch_add(&g_in_handler, 1);
+    struct thread_slot *slot = find_slot(current_tid());
+    if (slot == NULL || slot->perf_fd < 0 || info->si_fd != slot->perf_fd) {
+        atomic_fetch_add(&g_signals_lost, 1);
+    } else {
+        if (!atomic_load(&g_finished)) {
+            int id = take_snapshot(slot->shadow, 'c', slot->tid);
+            if (id > 0) {
+                jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
+                g_arena[g_snapshot_offset[id - 1] + S_RC] = (int32_t)rc;
+            }
+        }
+        ioctl(slot->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    }
+    atomic_fetch_sub(&g_in_handler, 1);
+    errno = saved_errno;
+}
+
+/* perf task-clock on the calling thread, 1 ms of its CPU time per signal (to this thread). */
+static int open_task_clock(pid_t tid) {
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.sample_period = 1000000;
+    attr.disabled = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) return -1;
+    struct f_owner_ex owner = {F_OWNER_TID, tid};
+    if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, g_signal) != 0 ||
+        fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void release_slot(struct thread_slot *slot) {
+    if (slot->perf_fd >= 0) {
+        ioctl(slot->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        int fd = slot->perf_fd;
+        slot->perf_fd = -1;
+        close(fd);
+    }
+    atomic_store_explicit(&slot->tid, 0, memory_order_release);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    (void)jvmti;
+    (void)jni;
+    (void)thread;
+    pthread_mutex_lock(&g_threads_lock);
+    struct thread_slot *slot = find_slot(current_tid());
+    if (slot != NULL) release_slot(slot);
+    pthread_mutex_unlock(&g_threads_lock);
+}
+
+static void write_snapshots(void) {
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/snapshots.txt", g_out);
+    FILE *out = fopen(path, "w");
+    if (out == NULL) {
+        fprintf(stderr, "oracle: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    int count = atomic_load(&g_snapshots);
+    if (count > MAX_SNAPSHOTS) count = MAX_SNAPSHOTS;
+    for (int i = 0; i < count; i++) {
+        if (g_snapshot_offset[i] < 0) continue;
+        const int32_t *snap = g_arena + g_snapshot_offset[i];
+        fprintf(out, "S %d %c %d %d %d %d %d %d %d", i + 1, (char)snap[S_LAYER], snap[S_TID], snap[S_TAG], snap[S_RC],
+                snap[S_FLAG], snap[S_POPPED], snap[S_OVERFLOW], snap[S_DEPTH]);
+        for (int f = 0; f < snap[S_DEPTH]; f++) {
+            fprintf(out, " %d:%d", snap[SNAP_HEADER + 2 * f], snap[SNAP_HEADER + 2 * f + 1]);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "E dropped=%ld lost_signals=%ld checks=%ld\n", atomic_load(&g_dropped),
+            atomic_load(&g_signals_lost), g_check_count);
+    fclose(out);
+}
+
+/* Stops the signals, waits for handlers, writes the snapshots. Idempotent. */
+static void finish(void) {
+    if (atomic_exchange(&g_finished, 1)) return;
+    pthread_mutex_lock(&g_threads_lock);
+    for (int i = 0; i < MAX_THREADS; i++) {
+        if (atomic_load(&g_threads[i].tid) != 0 && g_threads[i].perf_fd >= 0) {
+            ioctl(g_threads[i].perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        }
+    }
+    pthread_mutex_unlock(&g_threads_lock);
+    for (int i = 0; i < 100000 && atomic_load(&g_in_handler) != 0; i++) sched_yield();
+    pthread_mutex_lock(&g_check_lock);
+    if (g_checks != NULL) {
+        fclose(g_checks);
+        g_checks = NULL;
+    }
+    pthread_mutex_unlock(&g_check_lock);
+    write_snapshots();
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
+    (void)jvmti;
+    (void)jni;
+    finish();
+}
+
+static void deallocate(void *memory) {
+    if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
+}
+
+static jvmtiError find_functions(void) {
+    jint count = 0;
+    jvmtiExtensionFunctionInfo *list = NULL;
+    jvmtiError error = (*g_jvmti)->GetExtensionFunctions(g_jvmti, &count, &list);
+    if (error != JVMTI_ERROR_NONE) return error;
+    for (jint i = 0; i < count; i++) {
+        jvmtiExtensionFunctionInfo *info = &list[i];
+        if (info->id != NULL) {
+            if (strcmp(info->id, ID_REQUEST) == 0) g_request = (RequestFn)info->func;
+            if (strcmp(info->id, ID_ENABLE) == 0) g_enable = (ToggleFn)info->func;
+            if (strcmp(info->id, ID_DISABLE) == 0) g_disable = (ToggleFn)info->func;
+        }
+        for (jint p = 0; p < info->param_count; p++) deallocate(info->params[p].name);
+        deallocate(info->params);
+        deallocate(info->errors);
+        deallocate(info->id);
+        deallocate(info->short_description);
+    }
+    deallocate(list);
+    return JVMTI_ERROR_NONE;
+}
+
+static int parse_options(const char *options) {
+    if (options == NULL) return 1;
+    char *copy = strdup(options);
+    int ok = copy != NULL;
+    char *save = NULL;
+    for (char *item = ok ? strtok_r(copy, ",", &save) : NULL; item != NULL; item = strtok_r(NULL, ",", &save)) {
+        if (strncmp(item, "out=", 4) == 0 && strlen(item + 4) < sizeof(g_out)) {
+            strcpy(g_out, item + 4);
+        } else if (strcmp(item, "layers=ac") == 0) {
+            g_layer_c = 1;
+        } else if (strcmp(item, "layers=b") == 0) {
+            g_layer_c = 0;
+        } else {
+            fprintf(stderr, "oracle: unknown option '%s'\n", item);
+            ok = 0;
+        }
+    }
+    free(copy);
+    return ok;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    if (!parse_options(options)) return JNI_ERR;
+    if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
+    if (find_functions() != JVMTI_ERROR_NONE || g_request == NULL || g_enable == NULL || g_disable == NULL) {
+        fprintf(stderr, "oracle: %s not found: load libstackreq.so first\n", ID_REQUEST);
+        return JNI_ERR;
+    }
+    jvmtiCapabilities capabilities;
+    memset(&capabilities, 0, sizeof(capabilities));
+    capabilities.can_get_line_numbers = 1;
+    if ((*g_jvmti)->AddCapabilities(g_jvmti, &capabilities) != JVMTI_ERROR_NONE) return JNI_ERR;
+    jvmtiEventCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.ThreadEnd = on_thread_end;
+    callbacks.VMDeath = on_vm_death;
+    (*g_jvmti)->SetEventCallbacks(g_jvmti, &callbacks, sizeof(callbacks));
+    (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
+    (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
+
+    g_arena = mmap(NULL, sizeof(int32_t) * (size_t)ARENA_INTS, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (g_arena == MAP_FAILED) return JNI_ERR;
+    for (int i = 0; i < MAX_SNAPSHOTS; i++) g_snapshot_offset[i] = -1;
+    for (int i = 0; i < MAX_THREADS; i++) g_threads[i].perf_fd = -1;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(g_signal, &action, NULL) != 0) return JNI_ERR;
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/jvmti-checks.txt", g_out);
+    g_checks = fopen(path, "w");
+    if (g_checks == NULL) {
+        fprintf(stderr, "oracle: cannot write %s\n", path);
+        return JNI_ERR;
+    }
+    return g_enable(g_jvmti) == JVMTI_ERROR_NONE ? JNI_OK : JNI_ERR;
+}
+
+/* ---- JNI natives of io.stackreq.validation.oracle.OracleNative ---- */
+
+static void throw_state(JNIEnv *jni, const char *message) {
+    jclass error = (*jni)->FindClass(jni, "java/lang/IllegalStateException");
+    if (error != NULL) (*jni)->ThrowNew(jni, error, message);
+}
+
+/* The calling thread's shadow stack (allocated on first call), and with layers=ac its perf
+ * task-clock signals. */
+JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    pid_t tid = current_tid();
+    pthread_mutex_lock(&g_threads_lock);
+    struct thread_slot *slot = find_slot(tid);
+    if (slot == NULL) {
+        for (int i = 0; i < MAX_THREADS && slot == NULL; i++) {
+            if (atomic_load(&g_threads[i].tid) == 0) slot = &g_threads[i];
+        }
+        if (slot != NULL) {
+            if (slot->shadow == NULL) slot->shadow = calloc(SHADOW_INTS, sizeof(int32_t));
+            if (slot->shadow == NULL) {
+                slot = NULL;
+            } else {
+                memset(slot->shadow, 0, sizeof(int32_t) * SHADOW_INTS);
+                atomic_store_explicit(&slot->tid, tid, memory_order_release);
+                if (g_layer_c && !atomic_load(&g_finished)) slot->perf_fd = open_task_clock(tid);
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_threads_lock);
+    if (slot == NULL) {
+        throw_state(jni, "oracle: no shadow-stack slot left");
+        return NULL;
+    }
+    if (g_layer_c && slot->perf_fd < 0) fprintf(stderr, "oracle: no task-clock signals for thread %d\n", (int)tid);
+    return (*jni)->NewDirectByteBuffer(jni, slot->shadow, (jlong)sizeof(int32_t) * SHADOW_INTS);
+}
+
+static void write_frame(FILE *out, jmethodID method, jlocation location) {
+    jclass declaring = NULL;
+    char *class_signature = NULL, *name = NULL, *signature = NULL;
+    (*g_jvmti)->GetMethodDeclaringClass(g_jvmti, method, &declaring);
+    if (declaring != NULL) (*g_jvmti)->GetClassSignature(g_jvmti, declaring, &class_signature, NULL);
+    (*g_jvmti)->GetMethodName(g_jvmti, method, &name, &signature, NULL);
+    int line = -1;
+    jint entries = 0;
+    jvmtiLineNumberEntry *table = NULL;
+    if (location >= 0 && (*g_jvmti)->GetLineNumberTable(g_jvmti, method, &entries, &table) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < entries; i++) {
+            if (table[i].start_location <= location) line = table[i].line_number;
+        }
+        deallocate(table);
+    }
+    /* Lclass/Name; -> class.Name, as JFR readers name classes */
+    fputc(' ', out);
+    const char *c = class_signature != NULL ? class_signature : "L?;";
+    size_t length = strlen(c);
+    for (size_t i = 1; i + 1 < length; i++) fputc(c[i] == '/' ? '.' : c[i], out);
+    fprintf(out, "#%s%s@%d", name != NULL ? name : "?", signature != NULL ? signature : "?", line);
+    deallocate(class_signature);
+    deallocate(name);
+    deallocate(signature);
+}
+
+/* Layer (a): the shadow stack and JVMTI GetStackTrace of this thread, one record line:
+ * A <tid> <tag> <flag> <popped> <overflow> <depth> id:line... | class#name(desc)@line ... (top first) */
+JNIEXPORT void JNICALL Java_io_stackreq_validation_oracle_OracleNative_checkStack(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    pid_t tid = current_tid();
+    struct thread_slot *slot = find_slot(tid);
+    if (slot == NULL) return;
+    jvmtiFrameInfo *frames = malloc(sizeof(jvmtiFrameInfo) * (MAX_FRAMES + 64));
+    if (frames == NULL) return;
+    jint count = 0;
+    jvmtiError error = (*g_jvmti)->GetStackTrace(g_jvmti, NULL, 0, MAX_FRAMES + 64, frames, &count);
+    const int32_t *shadow = slot->shadow;
+    pthread_mutex_lock(&g_check_lock);
+    if (g_checks != NULL) {
+        fprintf(g_checks, "A %d %d %d %d %d %d", (int)tid, shadow[H_TAG], shadow[H_FLAG], shadow[H_POPPED],
+                shadow[H_OVERFLOW], shadow[H_DEPTH]);
+        for (int f = 0; f < shadow[H_DEPTH] && f < MAX_FRAMES; f++) {
+            fprintf(g_checks, " %d:%d", shadow[H_FRAMES + 2 * f], shadow[H_FRAMES + 2 * f + 1]);
+        }
+        fputs(" |", g_checks);
+        if (error != JVMTI_ERROR_NONE) {
+            fprintf(g_checks, " !error=%d", (int)error);
+        } else {
+            for (jint f = 0; f < count; f++) write_frame(g_checks, frames[f].method, frames[f].location);
+        }
+        fputc('\n', g_checks);
+        g_check_count++;
+    }
+    pthread_mutex_unlock(&g_check_lock);
+    free(frames);
+    (void)jni;
+}
+
+/* Layer (b): snapshot + RequestStackTrace(env, NULL, NULL, id), flushed before returning. */
+JNIEXPORT jint JNICALL Java_io_stackreq_validation_oracle_OracleNative_requestBiased(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    pid_t tid = current_tid();
+    struct thread_slot *slot = find_slot(tid);
+    if (slot == NULL || atomic_load(&g_finished)) return -1;
+    /* One at a time: a Disable that is not the last one would not flush. */
+    pthread_mutex_lock(&g_biased_lock);
+    int id = take_snapshot(slot->shadow, 'b', tid);
+    jvmtiError rc = JVMTI_ERROR_OUT_OF_MEMORY;
+    if (id > 0) {
+        rc = g_request(g_jvmti, NULL, NULL, (jlong)id);
+        g_arena[g_snapshot_offset[id - 1] + S_RC] = (int32_t)rc;
+        /* The last Disable writes out every accepted request: our stack is taken now, while this
+         * thread waits here in native code. */
+        g_disable(g_jvmti);
+        g_enable(g_jvmti);
+    }
+    pthread_mutex_unlock(&g_biased_lock);
+    return (jint)rc;
+}
+
+JNIEXPORT void JNICALL Java_io_stackreq_validation_oracle_OracleNative_finish(JNIEnv *jni, jclass cls) {
+    (void)jni;
+    (void)cls;
+    finish();
+}
+
+/* ---- the JNI-heavy workload: io.stackreq.validation.oracle.workload.JniLoop ---- */
+
+static uint64_t burn(uint64_t x, jint rounds) {
+    for (jint i = 0; i < rounds; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        __asm__ volatile("" : "+r"(x));
+    }
+    return x;
+}
+
+JNIEXPORT jlong JNICALL Java_io_stackreq_validation_oracle_workload_JniLoop_burn(JNIEnv *jni, jclass cls, jlong seed,
+                                                                                jint rounds) {
+    (void)jni;
+    (void)cls;
+    return (jlong)burn((uint64_t)seed, rounds);
+}
+
+/* Burns, calls back JniLoop.upcall(int) (an instrumented Java method below this native frame),
+ * and burns again. */
+JNIEXPORT jlong JNICALL Java_io_stackreq_validation_oracle_workload_JniLoop_burnAndCallBack(JNIEnv *jni, jclass cls,
+                                                                                           jlong seed, jint rounds) {
+    static jmethodID upcall;
+    if (upcall == NULL) upcall = (*jni)->GetStaticMethodID(jni, cls, "upcall", "(J)J");
+    if (upcall == NULL) return 0;
+    uint64_t x = burn((uint64_t)seed, rounds);
+    jlong back = (*jni)->CallStaticLongMethod(jni, cls, upcall, (jlong)x);
+    if ((*jni)->ExceptionCheck(jni)) return 0;
+    return (jlong)burn((uint64_t)back, rounds);
+}
