@@ -26,6 +26,15 @@
  *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,
  *    or any live-phase thread); they are not signal-safe.
  *
+ * Memory safety of the signal path: stackreq itself reads only the interrupted thread's own
+ * stack, between its lowest usable address (above HotSpot's guard zones, recorded when the
+ * thread started) and its top: the nested-signal unwrap and the one-frame stub unwinding check
+ * every address against those bounds first. The walk itself is the JVM's AsyncGetCallTrace,
+ * which validates each frame (code-cache lookups, sender checks against the thread's stack)
+ * before it reads it. stackreq installs no SIGSEGV handler of its own, so it can never swallow a
+ * fault that is not its own; the reliability tests feed it mutated contexts (random, zero,
+ * off-by-some and misaligned PC/SP/FP) from real signals on JDK 17 and 25 without a crash.
+ *
  * Error codes (jvmtiError):
  *  JVMTI_ERROR_NONE               the request was accepted: exactly one event will be written
  *                                 (failed = true when no stack could be taken). A request
@@ -45,7 +54,8 @@
  *                                 started before the agent's VMInit other than main).
  *  JVMTI_ERROR_INVALID_ENVIRONMENT   env is NULL.
  *  JVMTI_ERROR_OUT_OF_MEMORY      the request ring was full; the request is dropped and
- *                                 counted (statistics event, "dropped").
+ *                                 counted in the statistics event as accepted and dropped
+ *                                 (accepted = emitted + dropped + pending), no event.
  */
 #ifndef STACKREQ_H
 #define STACKREQ_H
