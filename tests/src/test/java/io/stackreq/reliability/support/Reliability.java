@@ -28,7 +28,7 @@ public final class Reliability {
 
     /** Mutated files per input kind fed to the CLI: a few hundred in CI, 10,000+ long. */
     public static int cliFuzzFiles() {
-        return Integer.getInteger("stackreq.cli.fuzz.files", longRun() ? 12_000 : 300);
+        return Integer.getInteger("stackreq.cli.fuzz.files", longRun() ? 12_000 : 200);
     }
 
     public static Path chaosLibrary() {

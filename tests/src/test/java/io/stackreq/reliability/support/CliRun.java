@@ -1,0 +1,89 @@
+package io.stackreq.reliability.support;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.stackreq.cli.Main;
+import io.stackreq.reliability.app.CliFuzzApp;
+import io.stackreq.tests.support.Jdk;
+import picocli.CommandLine;
+
+/** Runs the stackreq CLI in process (its non-exiting entry) or as {@code java -jar stackreq.jar}. */
+public final class CliRun {
+    private CliRun() {
+    }
+
+    /** Exit code (or "threw ..."), standard output and standard error of one run. */
+    public record Result(String exit, String out, String err) {
+        public List<String> errLines() {
+            return err.lines().toList();
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- stdout ---\n" + ChildJvm.tail(out, 3000) + "\n--- stderr ---\n"
+                    + ChildJvm.tail(err, 3000);
+        }
+    }
+
+    public static Result inProcess(Object... args) {
+        String[] arguments = new String[args.length];
+        for (int i = 0; i < args.length; i++) {
+            arguments[i] = args[i].toString();
+        }
+        CommandLine commandLine = Main.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        try {
+            return new Result(Integer.toString(commandLine.execute(arguments)), out.toString(), err.toString());
+        } catch (Throwable t) {
+            return new Result("threw " + t, out.toString(), err.toString());
+        }
+    }
+
+    /** {@code java <jvmFlags> -jar stackreq.jar args}, under {@code wrapper} (e.g. a umask). */
+    public static ChildJvm.Result child(Jdk jdk, Path workDir, String name, List<String> jvmFlags, List<String> wrapper,
+            Object... args) {
+        List<String> command = new ArrayList<>();
+        command.add(jdk.java().toString());
+        command.addAll(jvmFlags);
+        command.add("-XX:ErrorFile=" + workDir.resolve(name + "-hs_err_pid%p.log"));
+        command.add("-jar");
+        command.add(Reliability.cliJar().toAbsolutePath().toString());
+        for (Object arg : args) {
+            command.add(arg.toString());
+        }
+        assertTrue(Files.isRegularFile(Reliability.cliJar()), Reliability.cliJar() + " is missing: mvn package");
+        return ChildJvm.start(jdk, workDir, name, command, Duration.ofSeconds(300), wrapper);
+    }
+
+    /** Exit code 2, exactly one line on stderr starting "stackreq: ", no stack trace; returns it. */
+    public static String assertOneLineError(Result result) {
+        assertEquals("2", result.exit(), () -> "exit code 2 expected\n" + result);
+        return assertOneLine(result.err(), result.toString());
+    }
+
+    public static String assertOneLineError(ChildJvm.Result result) {
+        assertEquals(2, result.exitCode(), () -> "exit code 2 expected\n" + result);
+        return assertOneLine(result.stderr(), result.toString());
+    }
+
+    private static String assertOneLine(String err, String context) {
+        List<String> lines = err.lines().toList();
+        assertEquals(1, lines.size(), () -> "one line on stderr expected\n" + context);
+        assertTrue(lines.get(0).startsWith("stackreq: "), () -> "the line does not start with 'stackreq: '\n" + context);
+        assertFalse(CliFuzzApp.STACK_TRACE.matcher(err).find(), () -> "a stack trace or exception name\n" + context);
+        return lines.get(0);
+    }
+}
