@@ -16,7 +16,7 @@ public final class BiasTable {
     public static String markdown(Result result, double seconds) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT,
-                "#### Bias — %s (%.1f s of CPU per workload): share of the workload thread's samples on the hot line, "
+                "#### Bias — %s (%.1f s of CPU per workload): share of the workload thread's samples on the hot line "
                         + "(error vs. that run's measured truth, points)%n%n", result.jdk(), seconds));
         List<String> header = new ArrayList<>(List.of("workload", "hot line", "truth"));
         result.profilers().forEach(p -> header.add(p.label()));

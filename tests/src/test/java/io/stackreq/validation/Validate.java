@@ -30,7 +30,7 @@ public final class Validate {
         String only = null;
         List<String> profilers = null;
         List<String> workloads = null;
-        Path dir = Path.of("tests/target/validation");
+        Path dir = Path.of(System.getProperty("stackreq.root", ".")).resolve("tests/target/validation");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--jdk" -> jdks.add(Jdk.of(args[++i]));
