@@ -19,7 +19,9 @@
  * Options (comma separated): signal=N (SIGPROF), ids=N (capacity of the per-id arrays,
  * 2^21), out=PREFIX, death=N, seed=N, keepfiring (pacers keep running through VMDeath until the
  * process ends; a request refused with anything but WRONG_PHASE/NOT_AVAILABLE, or accepted,
- * after this agent's VMDeath prints a line "chaos: after VMDeath ..." on stderr).
+ * after this agent's VMDeath prints a line "chaos: after VMDeath ..." on stderr), guard=avoid|only
+ * (fuzzed SP/FP kept out of, or put into, the lowest 64 KiB of the thread's stack),
+ * mutate=pc+sp+fp (the registers fuzzing may change; default all three), sweep=N (see g_sweep).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -116,6 +118,12 @@ enum { KEEP, RANDOM, NEAR, PAGES, ZERO, MISALIGNED, ALL_ONES, KERNEL, WIDE, KIND
 #define GUARD_BYTES (64 * 1024)
 #define GUARD_ZONE_BYTES (16 * 1024)
 static int g_guard_only;
+/* mutate=pc+sp+fp (default): which registers fuzzed requests may mutate. */
+static int g_mutable[3] = {1, 1, 1};
+/* sweep=N: fuzzed request id gets PC = real PC + 1 + id % N and SP = 8 (FP kept), so the K = N
+ * requests of one signal try every PC up to N bytes past the interrupted one with an SP that
+ * cannot be read: whatever the VM reads through SP for a PC it recognizes faults at once. */
+static long g_sweep;
 
 static uint64_t mutate(uint64_t value, int kind, uint64_t r) {
     uint64_t small = 1 + (r >> 8) % 64;
@@ -196,11 +204,20 @@ static void fuzzed_request(ucontext_t *real, long id) {
         record(id, g_request(g_jvmti, NULL, &copy, (jlong)id), mutation, after_death);
         return;
     }
+    if (g_sweep > 0) {
+        greg_t *gregs = copy.uc_mcontext.gregs;
+        gregs[REG_RIP] += (greg_t)(1 + id % g_sweep);
+        gregs[REG_RSP] = 8; /* not null (HotSpot gives up on a null SP), not readable */
+        uint16_t mutation = (uint16_t)(0x8000 | NEAR | RANDOM << 4 | KEEP << 8);
+        int after_death = atomic_load(&g_after_death);
+        record(id, g_request(g_jvmti, NULL, &copy, (jlong)id), mutation, after_death);
+        return;
+    }
     if ((r & 15) == 0) {
         kinds[0] = kinds[1] = kinds[2] = KEEP; /* 1 in 16: the real context, as a control */
     } else {
-        for (int i = 0; i < 3; i++) kinds[i] = (int)((r >> (4 + 4 * i)) % KIND_COUNT);
-        if (kinds[0] == KEEP && kinds[1] == KEEP && kinds[2] == KEEP) kinds[1] = NEAR;
+        for (int i = 0; i < 3; i++) kinds[i] = g_mutable[i] ? (int)((r >> (4 + 4 * i)) % KIND_COUNT) : KEEP;
+        if (kinds[0] == KEEP && kinds[1] == KEEP && kinds[2] == KEEP) kinds[g_mutable[1] ? 1 : g_mutable[0] ? 0 : 2] = NEAR;
     }
     greg_t *gregs = copy.uc_mcontext.gregs;
     gregs[REG_RIP] = (greg_t)mutate((uint64_t)gregs[REG_RIP], kinds[0], mix(r + 1));
@@ -447,6 +464,13 @@ static int parse_options(const char *options) {
         } else if (strncmp(item, "out=", 4) == 0) {
             ok = strlen(item + 4) > 0 && strlen(item + 4) < sizeof(g_out);
             if (ok) strcpy(g_out, item + 4);
+        } else if (strncmp(item, "sweep=", 6) == 0) {
+            ok = parse_long(item + 6, 1, 1 << 16, &value);
+            g_sweep = value;
+        } else if (strncmp(item, "mutate=", 7) == 0) {
+            const char *names[3] = {"pc", "sp", "fp"};
+            for (int r = 0; r < 3; r++) g_mutable[r] = strstr(item + 7, names[r]) != NULL;
+            ok = g_mutable[0] || g_mutable[1] || g_mutable[2];
         } else if (strcmp(item, "guard=avoid") == 0) {
             g_guard_only = 0;
         } else if (strcmp(item, "guard=only") == 0) {
