@@ -38,6 +38,9 @@ void create_method_ids(jvmtiEnv* jvmti, jclass klass) {
 
 void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
 
+void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID, jint, const void*, jint, const jvmtiAddrLocationMap*,
+                                     const void*) {}
+
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) { create_method_ids(jvmti, klass); }
 
 void register_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
@@ -153,6 +156,10 @@ jint start_agent(JavaVM* vm, char* option_text) {
 
     jvmtiCapabilities capabilities{};
     capabilities.can_get_line_numbers = 1;
+    // Listening for CompiledMethodLoad makes HotSpot record debug information at every
+    // instruction (DebugNonSafepoints), which a walk from an arbitrary PC needs for the right
+    // line and inlined method; without it compiled hot lines are misattributed.
+    capabilities.can_generate_compiled_method_load_events = 1;
     if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE) Log::warn("no line numbers: capability refused");
     jvmtiEventCallbacks callbacks{};
     callbacks.VMInit = on_vm_init;
@@ -161,9 +168,10 @@ jint start_agent(JavaVM* vm, char* option_text) {
     callbacks.ThreadEnd = on_thread_end;
     callbacks.ClassLoad = on_class_load;
     callbacks.ClassPrepare = on_class_prepare;
+    callbacks.CompiledMethodLoad = on_compiled_method_load;
     jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
     for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
-                             JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE}) {
+                             JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD}) {
         jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
     }
 

@@ -71,6 +71,8 @@ int32_t walk_once(JNIEnv* jni, void* ucontext, CallFrame* frames, uint32_t max_d
     return trace.num_frames;
 }
 
+constexpr uintptr_t kMaxStubFrameBytes = 512;
+
 bool failed_in_java_code(int32_t result) {
     return result == kWalkUnknownJava || result == kWalkNotWalkableJava;
 }
@@ -89,17 +91,21 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
     Registers at_signal = read_registers(ucontext);
     int32_t result = kWalkUnknownJava;
 
-    // The stub built a frame (push rbp; mov rbp, rsp): caller's pc at fp+8, sp = fp+16.
-    if (at_signal.fp >= at_signal.sp && on_stack(thread, at_signal.fp, 2 * sizeof(uintptr_t))) {
+    // The stub built a frame (push rbp; mov rbp, rsp): caller's pc at fp+8, sp = fp+16. Stub
+    // frames are small; an fp far above sp is a stale frame pointer left by compiled code (C2
+    // does not keep rbp as one), and walking from it would silently skip frames.
+    if (at_signal.fp >= at_signal.sp && at_signal.fp - at_signal.sp <= kMaxStubFrameBytes &&
+        on_stack(thread, at_signal.fp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
-        write_registers(copy, Registers{frame[1], at_signal.fp + 2 * sizeof(uintptr_t), frame[0]});
+        // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
+        write_registers(copy, Registers{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]});
         result = walk_once(thread.jni, copy, frames, max_depth);
         if (result > 0) return result;
     }
     // The signal hit before the stub's prologue: the return address is at sp.
     if (on_stack(thread, at_signal.sp, sizeof(uintptr_t))) {
         const uintptr_t* top = reinterpret_cast<const uintptr_t*>(at_signal.sp);
-        write_registers(copy, Registers{top[0], at_signal.sp + sizeof(uintptr_t), at_signal.fp});
+        write_registers(copy, Registers{top[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp});
         result = walk_once(thread.jni, copy, frames, max_depth);
     }
     return result;
@@ -140,7 +146,18 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
     *recovered = false;
     if (g_async_get_call_trace == nullptr) return kWalkUnavailable;
     if (thread.stack_high != 0) ucontext = interrupted_context(thread, ucontext);
-    int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
+    // The signal's PC is the next instruction to run; AsyncGetCallTrace looks up debug info
+    // after it, so a sample can land on the next line or the caller's. Walk from pc - 1 (inside
+    // the instruction that was running, as async-profiler does) and fall back to pc when that
+    // walk fails.
+    alignas(16) char adjusted[kUcontextSize];
+    std::memcpy(adjusted, ucontext, kUcontextSize);
+    Registers registers = read_registers(ucontext);
+    registers.pc -= 1;
+    write_registers(adjusted, registers);
+    int32_t result = walk_once(thread.jni, adjusted, frames, max_depth);
+    if (result > 0) return result;
+    result = walk_once(thread.jni, ucontext, frames, max_depth);
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // A failure with the PC in libjvm (e.g. inside another signal handler) is no stub frame.
     if (in_library_code(read_registers(ucontext).pc)) return result;
