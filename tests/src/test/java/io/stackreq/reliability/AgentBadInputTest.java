@@ -276,7 +276,9 @@ class AgentBadInputTest {
                 List<String> command = JvmRun.on(jdk, work).name("sink").withoutRequester()
                         .stackreqOptions("file=" + file)
                         .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath())
-                        .main(FileSinkApp.class, "out=" + work.resolve("sink.txt"), "requests=12000", "hz=2000")
+                        .main(FileSinkApp.class, "out=" + work.resolve("sink.txt"),
+                                // a full 64 KiB file system needs a chunk larger than that
+                                "requests=" + (kind.equals("full") ? 12_000 : 2_000), "hz=2000")
                         .command();
                 ChildJvm.Result result = ChildJvm.start(jdk, work, "sink", command, Duration.ofSeconds(60), wrapper);
                 if (fullMount != null && kind.equals("full")) {
