@@ -146,18 +146,7 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
     *recovered = false;
     if (g_async_get_call_trace == nullptr) return kWalkUnavailable;
     if (thread.stack_high != 0) ucontext = interrupted_context(thread, ucontext);
-    // The signal's PC is the next instruction to run; AsyncGetCallTrace looks up debug info
-    // after it, so a sample can land on the next line or the caller's. Walk from pc - 1 (inside
-    // the instruction that was running, as async-profiler does) and fall back to pc when that
-    // walk fails.
-    alignas(16) char adjusted[kUcontextSize];
-    std::memcpy(adjusted, ucontext, kUcontextSize);
-    Registers registers = read_registers(ucontext);
-    registers.pc -= 1;
-    write_registers(adjusted, registers);
-    int32_t result = walk_once(thread.jni, adjusted, frames, max_depth);
-    if (result > 0) return result;
-    result = walk_once(thread.jni, ucontext, frames, max_depth);
+    int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // A failure with the PC in libjvm (e.g. inside another signal handler) is no stub frame.
     if (in_library_code(read_registers(ucontext).pc)) return result;
