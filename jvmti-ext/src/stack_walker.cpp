@@ -145,7 +145,13 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
                           uint32_t max_depth, bool* recovered) {
     *recovered = false;
     if (g_async_get_call_trace == nullptr) return kWalkUnavailable;
-    if (thread.stack_high != 0) ucontext = interrupted_context(thread, ucontext);
+    if (thread.stack_high != 0) {
+        ucontext = interrupted_context(thread, ucontext);
+        // A real signal context has SP inside the thread's stack. AsyncGetCallTrace does not
+        // check it before reading relative to it (deopt handler PCs), so refuse the walk here.
+        uintptr_t sp = read_registers(ucontext).sp;
+        if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
+    }
     int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // A failure with the PC in libjvm (e.g. inside another signal handler) is no stub frame.

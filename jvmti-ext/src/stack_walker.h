@@ -23,7 +23,8 @@ enum WalkError : int32_t {
     kWalkThreadExit = -8,
     kWalkDeopt = -9,
     kWalkSafepoint = -10,
-    kWalkUnavailable = -100  // AsyncGetCallTrace not found in libjvm
+    kWalkUnavailable = -100,  // AsyncGetCallTrace not found in libjvm
+    kWalkBadContext = -101    // the context's SP is not in the thread's usable stack
 };
 
 class StackWalker {

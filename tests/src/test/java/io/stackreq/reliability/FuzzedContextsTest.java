@@ -22,7 +22,6 @@ import io.stackreq.reliability.support.RequestScan;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -68,8 +67,6 @@ class FuzzedContextsTest {
                         + fuzzed.breakdown);
     }
 
-    @Disabled("stackreq bug: StackWalker::walk (stack_walker.cpp) passes AsyncGetCallTrace a context whose SP is"
-            + " outside the thread's stack; see pcPastTheInterruptedOneWithAnUnreadableStackPointer")
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void allThreeRegistersMutated(Jdk jdk) throws Exception {
@@ -84,9 +81,6 @@ class FuzzedContextsTest {
      * signal context always has SP inside the thread's stack, so the request path can refuse to
      * walk one that has not, and must, because AsyncGetCallTrace does not.
      */
-    @Disabled("stackreq bug: StackWalker::walk (stack_walker.cpp) calls AsyncGetCallTrace with an SP outside"
-            + " [stack_low, stack_high); with PC at an nmethod's deopt handler HotSpot reads *(SP + orig_pc_offset)"
-            + " in JavaThread::pd_get_top_frame (JDK 17) / pd_get_top_frame_for_signal_handler (JDK 25): SIGSEGV")
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void pcPastTheInterruptedOneWithAnUnreadableStackPointer(Jdk jdk) throws Exception {
