@@ -50,7 +50,10 @@ public final class Chaos {
     /** Stops the pacers and waits for every handler to return. */
     public static native void stopPacers();
 
-    /** Sends the signal to the calling thread now; 0 or an errno value. */
+    /**
+     * Sends the signal to the calling thread now; 0 or an errno value. Its handler requests only
+     * while pacers run or before they were first stopped (a stopped agent counts late signals).
+     */
     public static native int signalSelf();
 
     /** Ids handed out so far. */

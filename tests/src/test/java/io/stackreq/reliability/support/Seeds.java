@@ -33,7 +33,9 @@ public final class Seeds {
         if (seeds == null) {
             try {
                 Jdk jdk = Jdk.all().findFirst().orElseThrow();
-                Path out = Files.createTempDirectory("stackreq-seeds").resolve("profile");
+                Path root = Files.createTempDirectory("stackreq-seeds");
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(root)));
+                Path out = root.resolve("profile");
                 CliRun.Result result = CliRun.inProcess("profile", "--java", jdk.java(), "--agent-dir",
                         Reliability.nativeDir(), "-o", out, "--", "-cp", JvmRun.testClasses().toAbsolutePath(),
                         Spin.class.getName(), "seconds=1");
@@ -46,5 +48,13 @@ public final class Seeds {
             }
         }
         return seeds;
+    }
+
+    private static void deleteTree(Path root) {
+        try (var paths = Files.walk(root)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            // best effort: a temporary directory
+        }
     }
 }
