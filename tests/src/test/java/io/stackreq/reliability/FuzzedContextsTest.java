@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.FuzzApp;
@@ -24,7 +23,6 @@ import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -33,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * misaligned, all ones, kernel half, up to 1 MiB off; 1 in 16 left as it was, a control) before
  * requesting with the copy. Signals land on threads computing, allocating, copying arrays
  * (stubs), sleeping and calling JNI. 50,000 requests per JDK in CI, 1,000,000 with
- * {@code -Dstackreq.long=true} (half with PC and FP mutated, half with SP and FP).
+ * {@code -Dstackreq.long=true}.
  *
  * <p>Must hold: no crash (a crash fails with the top of the hs_err file), every request returns
  * NONE or OUT_OF_MEMORY (the ring was full), every NONE has exactly one event with the requesting
@@ -49,28 +47,14 @@ class FuzzedContextsTest {
     @TempDir
     Path dir;
 
-    /**
-     * Two of the three registers mutated at a time, half the requests each: PC and FP with the
-     * real SP, SP and FP with the real PC (all three at once: {@link #allThreeRegistersMutated}).
-     */
-    static Stream<Arguments> registerPairs() {
-        return Jdk.all().flatMap(jdk -> Stream.of(Arguments.of(jdk, "pc+fp"), Arguments.of(jdk, "sp+fp")));
-    }
-
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("registerPairs")
-    void fuzzedContextsNeverCrashAndEveryAcceptedRequestHasItsEvent(Jdk jdk, String registers) throws Exception {
-        Fuzzed fuzzed = fuzz(jdk, "guard=avoid,mutate=" + registers, Reliability.fuzzedRequests() / 2, 16);
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void fuzzedContextsNeverCrashAndEveryAcceptedRequestHasItsEvent(Jdk jdk) throws Exception {
+        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16);
         fuzzed.assertAccounted();
         assertTrue(fuzzed.controlsWalked() > 0,
                 () -> "no unmutated control request was walked: the harness does not deliver real contexts\n"
                         + fuzzed.breakdown);
-    }
-
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
-    void allThreeRegistersMutated(Jdk jdk) throws Exception {
-        fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16).assertAccounted();
     }
 
     /**
@@ -84,7 +68,7 @@ class FuzzedContextsTest {
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void pcPastTheInterruptedOneWithAnUnreadableStackPointer(Jdk jdk) throws Exception {
-        fuzz(jdk, "sweep=1024", 100_000, 1024).assertAccounted();
+        fuzz(jdk, "sweep=1024", 30_000, 1024).assertAccounted();
     }
 
     /**
