@@ -30,10 +30,12 @@
  * stack, between its lowest usable address (above HotSpot's guard zones, recorded when the
  * thread started) and its top: the nested-signal unwrap and the one-frame stub unwinding check
  * every address against those bounds first. The walk itself is the JVM's AsyncGetCallTrace,
- * which validates each frame (code-cache lookups, sender checks against the thread's stack)
- * before it reads it. stackreq installs no SIGSEGV handler of its own, so it can never swallow a
- * fault that is not its own; the reliability tests feed it mutated contexts (random, zero,
- * off-by-some and misaligned PC/SP/FP) from real signals on JDK 17 and 25 without a crash.
+ * which does not check every read: with the PC at a deoptimization handler it reads relative to
+ * SP unchecked. So stackreq refuses to walk a context whose SP is outside the thread's usable
+ * stack (the event then has failed = true). stackreq installs no SIGSEGV handler of its own, so
+ * it can never swallow a fault that is not its own. The reliability tests feed it mutated
+ * contexts (random, zero, off-by-some and misaligned PC/SP/FP) from real signals on JDK 17 and
+ * 25 without a crash.
  *
  * Error codes (jvmtiError):
  *  JVMTI_ERROR_NONE               the request was accepted: exactly one event will be written
