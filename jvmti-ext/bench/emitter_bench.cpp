@@ -241,7 +241,11 @@ std::vector<Component> loop_components(long n) {
                    per_call(n, [&](long) { sink = sink + ThreadRegistry::current_tid(); })});
     int32_t tid = ThreadRegistry::current_tid();
     ThreadSlotView view;
-    out.push_back({"ThreadRegistry::find", per_call(n, [&](long) { sink = sink + ThreadRegistry::find(tid, &view); })});
+    out.push_back({"ThreadRegistry::find (hash lookup by tid)",
+                   per_call(n, [&](long) { sink = sink + ThreadRegistry::find(tid, &view); })});
+    int32_t current = 0;
+    out.push_back({"ThreadRegistry::find_current (TLS, what a request uses)",
+                   per_call(n, [&](long) { sink = sink + ThreadRegistry::find_current(&view, &current); })});
     out.push_back({"Counters::add (relaxed atomic add)", per_call(n, [&](long) { Counters::add(Counter::requested); })});
     RequestRing& ring = agent().ring;
     out.push_back({"ring claim + publish (+ consumer release)", per_call(n, [&](long) {
@@ -303,6 +307,7 @@ bool signal_requests(double cpu_seconds, uint64_t period_ns) {
     fcntl(g_perf_fd, F_SETOWN_EX, &owner);
     set_stack(10, 1, 1);
     agent().event_enabled.store(true);  // a stopped recording closed the gate
+    LatencyClock::calibrate();
     agent().measure_latency = true;
     ioctl(g_perf_fd, PERF_EVENT_IOC_REFRESH, 1);
     timespec start;

@@ -39,6 +39,9 @@ std::atomic<bool> g_profiling{false};
 std::atomic<int> g_arm_failures{0};
 std::mutex g_lifecycle;  // VMInit vs VMDeath vs Agent_OnUnload
 
+// dry-run: stands in for RequestStackTrace. NOT_AVAILABLE in the samples says no event exists.
+jvmtiError JNICALL no_request(jvmtiEnv*, jthread*, void*, jlong) { return JVMTI_ERROR_NOT_AVAILABLE; }
+
 const char* engine_name() { return g_options.engine == EngineKind::kPerf ? "perf" : "cpu-timer"; }
 
 const char* leader_name() { return g_options.engine == EngineKind::kPerf ? g_options.events[0].name : "cpu-timer"; }
@@ -135,7 +138,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     config.exclude_kernel = g_exclude_kernel;
     config.signal = g_options.signal;
     config.env = jvmti;
-    config.request = g_functions.request;
+    config.request = g_options.dry_run ? no_request : g_functions.request;
     config.biased = g_options.biased;
     std::string error;
     if (!Sampler::start(config, &error)) {
@@ -164,10 +167,11 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     g_profiling.store(true);
     arm(current_tid(), true);
     arm_existing_threads(jvmti, jni, thread);
-    log_info("sampling Java threads: engine=%s leader=%s period=%" PRIu64 " %s%s, signal %d, samples to %s%s",
+    log_info("sampling Java threads: engine=%s leader=%s period=%" PRIu64 " %s%s, signal %d, samples to %s%s%s",
              engine_name(), leader_name(), g_options.period, g_options.period_is_time ? "ns" : "events",
              g_exclude_kernel ? " (user space only)" : "", g_options.signal, g_writer.path().c_str(),
-             g_options.biased ? ", biased (stacks at the next safepoint)" : "");
+             g_options.biased ? ", biased (stacks at the next safepoint)" : "",
+             g_options.dry_run ? ", dry-run (no requests)" : "");
 }
 
 void JNICALL on_thread_start(jvmtiEnv*, JNIEnv*, jthread) {

@@ -98,6 +98,7 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
     *out = AgentOptions();
     bool seen_event = false, seen_interval = false, seen_period = false, seen_engine = false;
     bool seen_out = false, seen_signal = false, seen_log = false, seen_biased = false;
+    bool seen_dry_run = false;
     uint64_t interval_ns = 0, period = 0;
     std::string interval_option = "interval=", period_option = "period=", event_option = "event=";
     std::string all = text == nullptr ? "" : text;
@@ -117,6 +118,9 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
         } else if (option == "biased") {
             seen = &seen_biased;
             out->biased = true;
+        } else if (option == "dry-run") {
+            seen = &seen_dry_run;
+            out->dry_run = true;
         } else if (equals == std::string::npos) {
             return fail(error, "bad option '" + option + "': expected name=value");
         } else if (name == "event") {
@@ -164,7 +168,7 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
             else return fail(error, "bad option '" + option + "': expected log=off, warn, info or debug");
         } else {
             return fail(error, "unknown option '" + option +
-                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, log, biased)");
+                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, log, biased, dry-run)");
         }
         if (*seen) return fail(error, "bad option '" + option + "': '" + name + "' given twice");
         *seen = true;

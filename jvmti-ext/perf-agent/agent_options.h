@@ -28,6 +28,9 @@ struct AgentOptions {
     // "biased": request with ucontext = NULL, so the stack is taken at the thread's next
     // safepoint instead of at the signal (the safepoint-biased baseline of the benchmarks).
     bool biased = false;
+    // "dry-run": take the same signals, counters and samples but make no request (a no-op
+    // stands in for RequestStackTrace): the baseline that isolates stackreq's own cost.
+    bool dry_run = false;
 };
 
 // Parses text (null or empty = all defaults). On error returns false and sets *error to one

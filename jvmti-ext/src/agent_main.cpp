@@ -147,6 +147,7 @@ jint start_agent(JavaVM* vm, char* option_text) {
     }
     state.file_mode = !options.file.empty();
     state.measure_latency = !options.latency_path.empty();
+    if (state.measure_latency) LatencyClock::calibrate();
     if (!state.ring.init(options.ring_slots, options.max_depth) || sem_init(&state.emitter_wakeup, 0, 0) != 0) {
         std::fprintf(stderr, "stackreq: cannot allocate the request ring (ring=%u, depth=%u)\n", options.ring_slots,
                      options.max_depth);

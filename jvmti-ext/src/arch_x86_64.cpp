@@ -1,6 +1,7 @@
 #if defined(__x86_64__) && defined(__linux__)
 
 #include <ucontext.h>
+#include <x86intrin.h>
 
 #include "arch.h"
 
@@ -11,6 +12,8 @@ Registers read_registers(const void* ucontext) {
     return Registers{static_cast<uintptr_t>(m.gregs[REG_RIP]), static_cast<uintptr_t>(m.gregs[REG_RSP]),
                      static_cast<uintptr_t>(m.gregs[REG_RBP])};
 }
+
+uint64_t cycle_counter() { return __rdtsc(); }
 
 void write_registers(void* ucontext, const Registers& registers) {
     mcontext_t& m = static_cast<ucontext_t*>(ucontext)->uc_mcontext;

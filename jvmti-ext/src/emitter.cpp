@@ -18,6 +18,7 @@
 #include "method_resolver.h"
 #include "output_file.h"
 #include "thread_directory.h"
+#include "walked_stack_cache.h"
 
 namespace stackreq {
 
@@ -28,6 +29,7 @@ struct EmitterState {
     MethodResolver* methods = nullptr;
     ThreadDirectory threads;
     EventStore store;
+    WalkedStackCache walked_stacks;
     uint64_t event_type_id = 0;
     std::atomic<bool> stopping{false};
     std::atomic<bool> thread_exited{false};
@@ -77,11 +79,10 @@ void append_frames_from_walk(EmitterState& e, const RequestSlot& slot) {
     for (int32_t i = 0; i < slot.frame_count; i++) {
         const CallFrame& frame = slot.frames[i];
         StackFrameEntry entry;
-        entry.method_id = e.methods->resolve(frame.method);
         // AsyncGetCallTrace marks native frames with bci -3 (forte.cpp).
         bool native = frame.bci_or_marker == -3;
         entry.bci = native ? -1 : frame.bci_or_marker;
-        entry.line = native ? -1 : e.methods->line_of(frame.method, frame.bci_or_marker);
+        entry.method_id = e.methods->resolve(frame.method, entry.bci, &entry.line);
         entry.type = native ? FrameType::kNative : FrameType::kJava;
         e.frames.push_back(entry);
     }
@@ -103,10 +104,9 @@ bool append_frames_at_safepoint(EmitterState& e, JNIEnv* jni, jobject thread, bo
     for (jint i = 0; i < count; i++) {
         const jvmtiFrameInfo& frame = e.frame_buffer[i];
         StackFrameEntry entry;
-        entry.method_id = e.methods->resolve(frame.method);
         bool native = frame.location < 0;
         entry.bci = native ? -1 : static_cast<int32_t>(frame.location);
-        entry.line = native ? -1 : e.methods->line_of(frame.method, entry.bci);
+        entry.method_id = e.methods->resolve(frame.method, entry.bci, &entry.line);
         entry.type = native ? FrameType::kNative : FrameType::kJava;
         e.frames.push_back(entry);
     }
@@ -122,8 +122,13 @@ void store_slot(EmitterState& e, JNIEnv* jni, RequestSlot& slot) {
         case RequestKind::kWalked:
             event.thread_key = e.threads.key_for_tid(slot.tid);
             if (slot.frame_count > 0) {
-                append_frames_from_walk(e, slot);
-                captured = true;
+                event.stack_id = e.walked_stacks.find(slot.frames, slot.frame_count, truncated);
+                if (event.stack_id == 0) {
+                    append_frames_from_walk(e, slot);
+                    event.stack_id = e.store.intern_stack(e.frames, truncated);
+                    e.walked_stacks.remember(slot.frames, slot.frame_count, truncated, event.stack_id);
+                }
+                event.failed = false;
             }
             break;
         case RequestKind::kBiasedSelf: {
@@ -145,7 +150,7 @@ void store_slot(EmitterState& e, JNIEnv* jni, RequestSlot& slot) {
     if (captured) {
         event.failed = false;
         event.stack_id = e.store.intern_stack(e.frames, truncated);
-    } else {
+    } else if (event.failed) {
         Counters::add(Counter::failed);
     }
     e.store.add(event);

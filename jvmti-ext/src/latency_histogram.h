@@ -28,11 +28,22 @@ private:
     std::atomic<int64_t> max_{0};
 };
 
+// Converts cycle_counter() intervals to nanoseconds. calibrate() (normal context, ~20 ms)
+// measures the counter against CLOCK_MONOTONIC; to_nanos is async-signal-safe.
+class LatencyClock {
+public:
+    static void calibrate();
+    static int64_t to_nanos(int64_t cycles) { return (cycles * nanos_per_cycle_q20_) >> 20; }
+
+private:
+    static int64_t nanos_per_cycle_q20_;  // fixed point, 20 fractional bits
+};
+
 // The request path's two parts: everything but the walk, and the AsyncGetCallTrace walk.
 struct RequestLatency {
     LatencyHistogram capture_and_enqueue;
     LatencyHistogram walk;
-    LatencyHistogram clock_pair;  // cost of two back-to-back clock reads: the measurement itself
+    LatencyHistogram clock_pair;  // two back-to-back cycle_counter() reads: the measurement itself
 };
 
 RequestLatency& request_latency();

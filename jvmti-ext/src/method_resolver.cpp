@@ -60,13 +60,16 @@ MethodResolver::Cached& MethodResolver::lookup(jmethodID method) {
     return cache_.emplace(method, std::move(cached)).first->second;
 }
 
-uint64_t MethodResolver::resolve(jmethodID method) { return lookup(method).id; }
+uint64_t MethodResolver::resolve(jmethodID method, int32_t bci, int32_t* line) {
+    const Cached& cached = lookup(method);
+    *line = line_in(cached, bci);
+    return cached.id;
+}
 
-int32_t MethodResolver::line_of(jmethodID method, int32_t bci) {
+int32_t MethodResolver::line_in(const Cached& cached, int32_t bci) {
     if (bci < 0) return -1;
-    const auto& lines = lookup(method).lines;
     int32_t line = -1;
-    for (const auto& entry : lines) {
+    for (const auto& entry : cached.lines) {
         if (entry.first > bci) break;
         line = entry.second;
     }

@@ -18,9 +18,9 @@ public:
 
     // The JNIEnv of the thread that drains now (local references are freed through it).
     void set_jni(JNIEnv* jni) { jni_ = jni; }
-    // Returns the MethodEntry id for method (stable for the life of the agent).
-    uint64_t resolve(jmethodID method);
-    int32_t line_of(jmethodID method, int32_t bci);
+    // Returns the MethodEntry id for method (stable for the life of the agent) and sets *line
+    // to the line of bci (-1 when bci < 0 or the method has no line table).
+    uint64_t resolve(jmethodID method, int32_t bci, int32_t* line);
     const MethodEntry* entry(uint64_t id) const;
     size_t size() const { return entries_.size(); }
 
@@ -30,6 +30,7 @@ private:
         std::vector<std::pair<jlocation, jint>> lines;  // sorted by start location
     };
     Cached& lookup(jmethodID method);
+    static int32_t line_in(const Cached& cached, int32_t bci);
 
     jvmtiEnv* jvmti_;
     JNIEnv* jni_ = nullptr;

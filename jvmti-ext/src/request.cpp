@@ -5,6 +5,7 @@
 #include <set>
 
 #include "agent_state.h"
+#include "arch.h"
 #include "counters.h"
 #include "emitter.h"
 #include "latency_histogram.h"
@@ -50,20 +51,22 @@ jvmtiError check_available(AgentState& state) {
     return JVMTI_ERROR_NONE;
 }
 
-// latency=PATH: splits the request into the walk and everything else (see latency_histogram.h).
-void record_latency(int64_t entered, int64_t walk_nanos) {
+// latency=PATH: splits the request into the walk and everything else (see latency_histogram.h),
+// in cycle_counter() units until here.
+void record_latency(uint64_t entered, uint64_t walk_cycles) {
     RequestLatency& latency = request_latency();
-    int64_t left = monotonic_ticks();
-    latency.capture_and_enqueue.record(left - entered - walk_nanos);
-    if (walk_nanos > 0) latency.walk.record(walk_nanos);
-    latency.clock_pair.record(monotonic_ticks() - left);
+    const uint64_t left = cycle_counter();
+    const uint64_t pair_end = cycle_counter();
+    latency.capture_and_enqueue.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered - walk_cycles)));
+    if (walk_cycles > 0) latency.walk.record(LatencyClock::to_nanos(static_cast<int64_t>(walk_cycles)));
+    latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
 }
 
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
-    const int64_t entered = state.measure_latency ? monotonic_ticks() : 0;
-    int32_t tid = ThreadRegistry::current_tid();
+    const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
+    int32_t tid = 0;
     ThreadSlotView thread;
-    if (!ThreadRegistry::find(tid, &thread)) return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
+    if (!ThreadRegistry::find_current(&thread, &tid)) return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     int64_t now = monotonic_ticks();
     if (!state.throttle.admit(now)) {
         Counters::add(Counter::throttled);
@@ -82,13 +85,13 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (ucontext != nullptr) {
         bool recovered = false;
         slot->kind = RequestKind::kWalked;
-        const int64_t walk_start = state.measure_latency ? monotonic_ticks() : 0;
+        const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
         slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered);
-        const int64_t walk_nanos = state.measure_latency ? monotonic_ticks() - walk_start : 0;
+        const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
         slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
         if (recovered) Counters::add(Counter::recovered);
         state.ring.publish(slot);
-        if (state.measure_latency) record_latency(entered, walk_nanos);
+        if (state.measure_latency) record_latency(entered, walk_cycles);
     } else {
         slot->kind = RequestKind::kBiasedSelf;
         slot->frame_count = 0;

@@ -11,6 +11,17 @@ ThreadRegistry::Slot ThreadRegistry::slots_[ThreadRegistry::kCapacity];
 namespace {
 constexpr uintptr_t kGuardMargin = 64 * 1024;
 
+// initial-exec: a plain %fs-relative load, never the lazy allocation of __tls_get_addr, so a
+// signal handler may read it. The tid beside the pointer detects a slot reused by another thread.
+struct CurrentThread {
+    const void* slot;
+    int32_t tid;
+};
+__attribute__((tls_model("initial-exec"))) thread_local CurrentThread t_current = {nullptr, 0};
+
+// A forked child's only thread inherits the parent thread's TLS but has another tid.
+void forget_current_in_child() { t_current = {nullptr, 0}; }
+
 uint32_t hash_tid(int32_t tid) {
     return (static_cast<uint32_t>(tid) * 2654435761u) & (ThreadRegistry::kCapacity - 1);
 }
@@ -35,6 +46,8 @@ void stack_bounds_of_current(uintptr_t* low, uintptr_t* high) {
 int32_t ThreadRegistry::current_tid() { return static_cast<int32_t>(syscall(SYS_gettid)); }
 
 bool ThreadRegistry::add_current(JNIEnv* jni) {
+    static pthread_once_t at_fork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&at_fork_once, [] { pthread_atfork(nullptr, nullptr, forget_current_in_child); });
     int32_t tid = current_tid();
     remove(tid);  // a stale entry of an earlier thread with the same tid
     uint32_t index = hash_tid(tid);
@@ -46,12 +59,14 @@ bool ThreadRegistry::add_current(JNIEnv* jni) {
         slot.jni = jni;
         stack_bounds_of_current(&slot.stack_low, &slot.stack_high);
         slot.tid.store(tid, std::memory_order_release);
+        t_current = {&slot, tid};
         return true;
     }
     return false;
 }
 
 void ThreadRegistry::remove(int32_t tid) {
+    if (t_current.tid == tid) t_current = {nullptr, 0};
     uint32_t index = hash_tid(tid);
     for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
         int32_t seen = slots_[index].tid.load(std::memory_order_acquire);
@@ -77,6 +92,18 @@ bool ThreadRegistry::find(int32_t tid, ThreadSlotView* out) {
         }
     }
     return false;
+}
+
+bool ThreadRegistry::find_current(ThreadSlotView* out, int32_t* tid) {
+    const CurrentThread current = t_current;
+    if (current.slot == nullptr) return false;
+    const Slot& slot = *static_cast<const Slot*>(current.slot);
+    if (slot.tid.load(std::memory_order_acquire) != current.tid) return false;
+    out->jni = slot.jni;
+    out->stack_low = slot.stack_low;
+    out->stack_high = slot.stack_high;
+    *tid = current.tid;
+    return true;
 }
 
 }  // namespace stackreq

@@ -1,6 +1,8 @@
 // Java threads known to the agent, looked up by OS thread id from signal handlers.
 // The table is preallocated; lookups are lock-free reads of atomics (async-signal-safe).
 // Entries are added at JVMTI ThreadStart (on the new thread) and removed at ThreadEnd.
+// The calling thread also keeps a pointer to its own slot in initial-exec TLS, so a request
+// finds its thread without a gettid system call (about 270 ns in these VMs).
 #pragma once
 
 #include <jni.h>
@@ -22,10 +24,14 @@ public:
 
     // Normal context. Registers the calling thread (tid from gettid). Returns false when full.
     static bool add_current(JNIEnv* jni);
+    // Normal context. Removes tid's entry; when tid is the calling thread, also forgets its slot.
     static void remove(int32_t tid);
     // Async-signal-safe. Returns false when tid is not a registered Java thread.
     static bool find(int32_t tid, ThreadSlotView* out);
-    static int32_t current_tid();
+    // Async-signal-safe, no system call. Returns false when the calling thread is not registered
+    // (never was, or its ThreadEnd has run); *tid is then left unset.
+    static bool find_current(ThreadSlotView* out, int32_t* tid);
+    static int32_t current_tid();  // gettid: a system call, normal context only where it matters
 
 private:
     struct Slot {

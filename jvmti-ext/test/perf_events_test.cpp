@@ -206,8 +206,10 @@ void test_options() {
         CHECK(options.out == "stackreq-samples.jsonl");
         CHECK(options.signal == SIGPROF && options.log_level == LogLevel::kWarn);
         CHECK(!options.biased);
+        CHECK(!options.dry_run);
     }
     CHECK(parse_ok("biased,interval=2ms").biased && parse_ok("cpu-timer,biased").biased);
+    CHECK(parse_ok("interval=100us,dry-run").dry_run && parse_ok("dry-run").period == 1000000);
 
     AgentOptions options = parse_ok("event=task-clock+page-faults,interval=2ms,out=/tmp/x.jsonl,log=debug,signal=40");
     CHECK(options.event_count == 2);
@@ -267,6 +269,8 @@ void test_options() {
     expect_error("cpu-timer,engine=cpu-timer", "given twice");
     expect_error("biased=1", "'biased=1'");
     expect_error("biased,biased", "given twice");
+    expect_error("dry-run=1", "'dry-run=1'");
+    expect_error("dry-run,dry-run", "given twice");
     expect_error("event=task-clock,,out=x", "empty option");
     expect_error("event=task-clock,", "empty option");
 }

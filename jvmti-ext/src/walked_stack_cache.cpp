@@ -1,0 +1,39 @@
+#include "walked_stack_cache.h"
+
+namespace stackreq {
+
+uint64_t WalkedStackCache::hash(const CallFrame* frames, int32_t count, bool truncated) {
+    // FNV-1a over 64-bit words, with a final avalanche: fast, and the map's own hashing is
+    // the identity for integers, so the low bits must already be mixed.
+    uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(truncated);
+    for (int32_t i = 0; i < count; i++) {
+        h = (h ^ reinterpret_cast<uintptr_t>(frames[i].method)) * 1099511628211ull;
+        h = (h ^ static_cast<uint32_t>(frames[i].bci_or_marker)) * 1099511628211ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+bool WalkedStackCache::same(const Entry& entry, const CallFrame* frames, int32_t count, bool truncated) {
+    if (entry.truncated != truncated || entry.frames.size() != static_cast<size_t>(count)) return false;
+    for (int32_t i = 0; i < count; i++) {
+        if (entry.frames[i].method != frames[i].method || entry.frames[i].bci_or_marker != frames[i].bci_or_marker) {
+            return false;
+        }
+    }
+    return true;
+}
+
+uint64_t WalkedStackCache::find(const CallFrame* frames, int32_t count, bool truncated) const {
+    auto found = by_hash_.find(hash(frames, count, truncated));
+    if (found == by_hash_.end() || !same(found->second, frames, count, truncated)) return 0;
+    return found->second.stack_id;
+}
+
+void WalkedStackCache::remember(const CallFrame* frames, int32_t count, bool truncated, uint64_t stack_id) {
+    by_hash_.emplace(hash(frames, count, truncated), Entry{stack_id, truncated, std::vector<CallFrame>(frames, frames + count)});
+}
+
+}  // namespace stackreq

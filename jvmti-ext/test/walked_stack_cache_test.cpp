@@ -1,0 +1,37 @@
+#include "walked_stack_cache.h"
+
+#include "check.h"
+
+using namespace stackreq;
+
+namespace {
+jmethodID method(uintptr_t n) { return reinterpret_cast<jmethodID>(n * 8); }
+}  // namespace
+
+int main() {
+    WalkedStackCache cache;
+    CallFrame stack[3] = {{12, method(1)}, {40, method(2)}, {-3, method(3)}};
+    CHECK(cache.find(stack, 3, false) == 0);
+    cache.remember(stack, 3, false, 7);
+    CHECK(cache.find(stack, 3, false) == 7);
+
+    // Any difference in a method, a bci, the depth or truncation is another stack.
+    CallFrame other_bci[3] = {{13, method(1)}, {40, method(2)}, {-3, method(3)}};
+    CallFrame other_method[3] = {{12, method(1)}, {40, method(4)}, {-3, method(3)}};
+    CHECK(cache.find(other_bci, 3, false) == 0);
+    CHECK(cache.find(other_method, 3, false) == 0);
+    CHECK(cache.find(stack, 2, false) == 0);
+    CHECK(cache.find(stack, 3, true) == 0);
+
+    // Many stacks: each finds its own id.
+    static CallFrame many[5000][2];
+    for (int i = 0; i < 5000; i++) {
+        many[i][0] = CallFrame{i, method(100 + i % 7)};
+        many[i][1] = CallFrame{i / 3, method(200 + i)};
+        cache.remember(many[i], 2, i % 2 == 0, 1000 + i);
+    }
+    for (int i = 0; i < 5000; i++) CHECK(cache.find(many[i], 2, i % 2 == 0) == static_cast<uint64_t>(1000 + i));
+    CHECK(cache.find(stack, 3, false) == 7);
+    std::printf("walked_stack_cache_test: ok (%zu stacks)\n", cache.size());
+    return 0;
+}

@@ -1,0 +1,132 @@
+package bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/** One JDK, and launching a JVM of it with its output kept in a run directory. */
+final class Jvm {
+    final Path home;
+    final int feature;
+
+    Jvm(Path home) throws IOException {
+        this.home = home;
+        if (!Files.isExecutable(home.resolve("bin/java"))) throw new IOException("not a JDK: " + home + " (no bin/java)");
+        int found = 0;
+        for (String line : Files.readAllLines(home.resolve("release"))) {
+            if (line.startsWith("JAVA_VERSION=")) {
+                String v = line.substring("JAVA_VERSION=".length()).replace("\"", "");
+                found = Integer.parseInt(v.split("[.+-]")[0]);
+            }
+        }
+        if (found == 0) throw new IOException("cannot read the version of " + home);
+        this.feature = found;
+    }
+
+    String label() { return "JDK " + feature; }
+
+    /** What a finished JVM printed; lines with the monotonic time they arrived. */
+    static final class Result {
+        final Path dir;
+        final int exitCode;
+        final List<String> lines;
+        final List<Long> lineNanos;
+        final long pid;
+        final long startNanos;
+        final long endNanos;
+
+        Result(Path dir, int exitCode, List<String> lines, List<Long> lineNanos, long pid, long startNanos, long endNanos) {
+            this.dir = dir;
+            this.exitCode = exitCode;
+            this.lines = lines;
+            this.lineNanos = lineNanos;
+            this.pid = pid;
+            this.startNanos = startNanos;
+            this.endNanos = endNanos;
+        }
+
+        /** key=value pairs of the first stdout line starting with prefix, or an exception naming the run. */
+        Map<String, String> fields(String prefix) {
+            for (String line : lines) {
+                if (line.startsWith(prefix + " ")) {
+                    Map<String, String> fields = new HashMap<>();
+                    for (String part : line.substring(prefix.length() + 1).split(" ")) {
+                        int eq = part.indexOf('=');
+                        if (eq > 0) fields.put(part.substring(0, eq), part.substring(eq + 1));
+                    }
+                    return fields;
+                }
+            }
+            throw new IllegalStateException("run in " + dir + " exited " + exitCode + " without a '" + prefix
+                    + "' line; see " + dir.resolve("stdout.txt") + " and stderr.txt");
+        }
+
+        /** Arrival time of the first line starting with prefix, or -1. */
+        long nanosOf(String prefix) {
+            for (int i = 0; i < lines.size(); i++) if (lines.get(i).startsWith(prefix)) return lineNanos.get(i);
+            return -1;
+        }
+    }
+
+    /**
+     * Runs java with jvmArgs, then mainClass and args; stdout and stderr go to dir. monitor, when
+     * not null, runs on its own thread with the live process until it ends.
+     */
+    Result run(Path dir, List<String> jvmArgs, String classpath, String mainClass, List<String> args, int timeoutSeconds,
+               Consumer<Process> monitor) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        List<String> command = new ArrayList<>();
+        command.add(home.resolve("bin/java").toString());
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(classpath);
+        command.add(mainClass);
+        command.addAll(args);
+        Files.write(dir.resolve("command.txt"), List.of(String.join(" ", command)));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectError(dir.resolve("stderr.txt").toFile());
+        long start = System.nanoTime();
+        Process process = builder.start();
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        List<Long> times = Collections.synchronizedList(new ArrayList<>());
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("stdout.txt")))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    times.add(System.nanoTime());
+                    lines.add(line);
+                    out.println(line);
+                }
+            } catch (IOException e) {
+                lines.add("(harness: reading stdout failed: " + e + ")");
+                times.add(System.nanoTime());
+            }
+        }, "stdout of " + dir.getFileName());
+        reader.start();
+        Thread watcher = null;
+        if (monitor != null) {
+            watcher = new Thread(() -> monitor.accept(process), "monitor of " + dir.getFileName());
+            watcher.setDaemon(true);
+            watcher.start();
+        }
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+        long end = System.nanoTime();
+        reader.join();
+        if (watcher != null) watcher.join(5000);
+        return new Result(dir, process.exitValue(), new ArrayList<>(lines), new ArrayList<>(times), process.pid(), start, end);
+    }
+}
