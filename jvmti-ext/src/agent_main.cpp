@@ -14,6 +14,7 @@
 #include "log.h"
 #include "output_file.h"
 #include "stack_walker.h"
+#include "stub_code.h"
 #include "stackreq.h"
 #include "thread_directory.h"
 #include "thread_registry.h"
@@ -40,6 +41,14 @@ void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
 
 void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID, jint, const void*, jint, const jvmtiAddrLocationMap*,
                                      const void*) {}
+
+void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* address, jint length) {
+    static std::atomic<bool> warned{false};
+    if (!StubCode::add(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length)) &&
+        !warned.exchange(true)) {
+        Log::warn("stub table full: walks that fail in later stubs are not recovered");
+    }
+}
 
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) { create_method_ids(jvmti, klass); }
 
@@ -79,6 +88,9 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
         }
         jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
     }
+    // Stubs generated before this point (most of them) are announced only on request.
+    jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+    Log::info("%u stub code ranges known", StubCode::size());
     register_thread(jvmti, jni, thread);
     if (!Emitter::start(jvmti, jni)) Log::warn("cannot start the emitter thread; no events will be written");
     state.live.store(true, std::memory_order_release);
@@ -170,9 +182,11 @@ jint start_agent(JavaVM* vm, char* option_text) {
     callbacks.ClassLoad = on_class_load;
     callbacks.ClassPrepare = on_class_prepare;
     callbacks.CompiledMethodLoad = on_compiled_method_load;
+    callbacks.DynamicCodeGenerated = on_dynamic_code_generated;
     jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
     for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
-                             JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD}) {
+                             JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD,
+                             JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
         jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
     }
 

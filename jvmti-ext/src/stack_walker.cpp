@@ -1,12 +1,13 @@
 #include "stack_walker.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "arch.h"
+#include "stub_code.h"
 
 namespace stackreq {
 
@@ -24,33 +25,6 @@ AsyncGetCallTraceFunction g_async_get_call_trace = nullptr;
 // glibc's signal-return trampoline: the return address of every handler frame the kernel
 // builds for a handler installed through glibc's sigaction.
 uintptr_t g_signal_restorer = 0;
-
-// Executable segments of the libraries loaded at startup (libjvm, libc, ...). A PC there is
-// never a code-cache stub, so stub recovery must not run for it.
-struct CodeRange {
-    uintptr_t start;
-    uintptr_t end;
-};
-constexpr int kMaxCodeRanges = 512;
-CodeRange g_library_code[kMaxCodeRanges];
-int g_library_code_count = 0;
-
-int collect_library_code(dl_phdr_info* info, size_t, void*) {
-    for (int i = 0; i < info->dlpi_phnum && g_library_code_count < kMaxCodeRanges; i++) {
-        const ElfW(Phdr)& header = info->dlpi_phdr[i];
-        if (header.p_type != PT_LOAD || (header.p_flags & PF_X) == 0) continue;
-        uintptr_t start = info->dlpi_addr + header.p_vaddr;
-        g_library_code[g_library_code_count++] = CodeRange{start, start + header.p_memsz};
-    }
-    return 0;
-}
-
-bool in_library_code(uintptr_t pc) {
-    for (int i = 0; i < g_library_code_count; i++) {
-        if (pc >= g_library_code[i].start && pc < g_library_code[i].end) return true;
-    }
-    return false;
-}
 
 // Installs a throw-away handler on an unused real-time signal to learn glibc's restorer, then
 // puts the previous action back. Runs once, at agent load, before any other thread exists.
@@ -124,6 +98,61 @@ void* interrupted_context(const ThreadSlotView& thread, void* ucontext) {
     return ucontext;
 }
 
+// AsyncGetCallTrace takes the top compiled frame's scope from the first debug-info entry
+// strictly after the signal PC. With DebugNonSafepoints an entry ends each instruction, and
+// the interrupted PC is the instruction after the one that ran: "strictly after" then lands on
+// the next instruction, which is often the caller's loop line instead of the inlined callee's
+// body (3 points of a hot inlined line moved to its caller). Walking from pc - 1 takes the entry
+// at or after the PC, as async-profiler does. But pc - 1 may lie in the method's prologue or
+// before its code, where the walk goes wrong, so only the top of the pc - 1 walk is taken, and
+// only when the rest of it agrees with the full walk.
+constexpr int32_t kProbeDepth = 6;
+constexpr int32_t kMaxExtraInlined = 2;
+
+bool same_frame(const CallFrame& a, const CallFrame& b) {
+    return a.method == b.method && a.bci_or_marker == b.bci_or_marker;
+}
+
+int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_t count, uint32_t max_depth) {
+    alignas(16) char copy[kUcontextSize];
+    std::memcpy(copy, ucontext, kUcontextSize);
+    Registers registers = read_registers(ucontext);
+    registers.pc -= 1;
+    write_registers(copy, registers);
+    CallFrame probe[kProbeDepth];
+    const int32_t probed = walk_once(jni, copy, probe, kProbeDepth);
+    if (probed <= 0) return count;
+    // probe = up to kMaxExtraInlined callee frames inlined into frames[0]'s method, that method
+    // (any bci), then exactly the frames below frames[0].
+    for (int32_t extra = 0; extra <= kMaxExtraInlined && extra < probed; extra++) {
+        if (probe[extra].method != frames[0].method) continue;
+        bool agrees = true;
+        int32_t compared = 0;
+        for (int32_t i = 1; extra + i < probed && i < count; i++, compared++) {
+            if (!same_frame(probe[extra + i], frames[i])) {
+                agrees = false;
+                break;
+            }
+        }
+        // A complete probe must end where the full walk ends; a cut one must cover what it can.
+        const bool probe_complete = probed < kProbeDepth;
+        if (!agrees || (probe_complete && probed - extra != count) ||
+            (!probe_complete && compared < std::min(count - 1, kProbeDepth - 1 - extra))) {
+            return count;
+        }
+        if (extra == 0) {
+            frames[0] = probe[0];
+            return count;
+        }
+        const int32_t kept = std::min<int32_t>(count - 1, static_cast<int32_t>(max_depth) - 1 - extra);
+        if (kept < 0) return count;
+        std::memmove(frames + 1 + extra, frames + 1, static_cast<size_t>(kept) * sizeof(CallFrame));
+        for (int32_t i = 0; i <= extra; i++) frames[i] = probe[i];
+        return 1 + extra + kept;
+    }
+    return count;
+}
+
 }  // namespace
 
 bool StackWalker::init() {
@@ -134,8 +163,6 @@ bool StackWalker::init() {
     }
     g_async_get_call_trace = reinterpret_cast<AsyncGetCallTraceFunction>(symbol);
     g_signal_restorer = find_signal_restorer();
-    g_library_code_count = 0;
-    dl_iterate_phdr(collect_library_code, nullptr);
     return g_async_get_call_trace != nullptr;
 }
 
@@ -153,9 +180,11 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
         if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
     }
     int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
+    if (result > 0) return refine_top_frames(thread.jni, ucontext, frames, result, max_depth);
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
-    // A failure with the PC in libjvm (e.g. inside another signal handler) is no stub frame.
-    if (in_library_code(read_registers(ucontext).pc)) return result;
+    // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled
+    // method's prologue, libjvm) unwinding one frame would silently drop Java frames.
+    if (!StubCode::contains(read_registers(ucontext).pc)) return result;
     int32_t retried = walk_from_caller(thread, ucontext, frames, max_depth);
     if (retried > 0) {
         *recovered = true;

@@ -1,6 +1,7 @@
 // Unbiased stack walks from a signal's ucontext with the JVM's AsyncGetCallTrace, plus the
 // stub recovery of DESIGN decision 2: when the walk fails because the PC is in a stub (e.g.
-// an arraycopy stub), unwind that one native frame and walk again from the Java caller.
+// an arraycopy stub; see stub_code.h), unwind that one native frame and walk again from the
+// Java caller.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,36 @@
+// Address ranges of the JVM's generated stubs (arraycopy, runtime and vtable stubs), learnt
+// from JVMTI DynamicCodeGenerated events. The stub recovery of the walker runs only for a PC
+// inside one of them: a failed walk with the PC in the interpreter or elsewhere is not a stub
+// frame, and unwinding "one frame" from there silently drops the frames above an older one.
+// Ranges are appended in normal context; contains() is lock-free and async-signal-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace stackreq {
+
+class StubCode {
+public:
+    static constexpr uint32_t kCapacity = 16384;
+
+    // Normal context (DynamicCodeGenerated callbacks, which may run on several threads).
+    // Code blobs that are not stubs (the interpreter, adapters) are ignored. Returns false
+    // when the table is full.
+    static bool add(const char* name, uintptr_t start, uintptr_t length);
+    // Async-signal-safe.
+    static bool contains(uintptr_t pc);
+    static uint32_t size();
+    static void reset_for_test();
+
+private:
+    struct Range {
+        uintptr_t start;
+        uintptr_t end;
+    };
+    static Range ranges_[kCapacity];
+    static std::atomic<uint32_t> claimed_;    // slots handed out
+    static std::atomic<uint32_t> published_;  // slots fully written, in order
+};
+
+}  // namespace stackreq
