@@ -301,6 +301,7 @@ ThreadDirectory& Emitter::threads() { return emitter().threads; }
 bool Emitter::start(jvmtiEnv* jvmti, JNIEnv* jni) {
     EmitterState& e = emitter();
     e.methods = new MethodResolver(jvmti);
+    e.walked_stacks.set_capacity(agent().options.stack_cache);
     e.last_statistics_ticks = monotonic_ticks();
     jclass thread_class = jni->FindClass("java/lang/Thread");
     jmethodID constructor = thread_class == nullptr ? nullptr : jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V");

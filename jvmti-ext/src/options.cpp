@@ -82,6 +82,9 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "depth") {
             ok = ok && parse_uint(value, 1, 4096, &number);
             if (ok) out->max_depth = static_cast<uint32_t>(number);
+        } else if (name == "stack-cache") {
+            ok = ok && parse_uint(value, 0, 1u << 20, &number);
+            if (ok) out->stack_cache = static_cast<uint32_t>(number);
         } else if (name == "log") {
             ok = ok && parse_log(value, out);
         } else if (name == "extensions") {
@@ -94,7 +97,7 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "stats") {
             ok = ok && parse_duration_ns(value, &out->stats_period_ns);
         } else {
-            *error = "unknown option '" + name + "' (known: file, ring, depth, log, extensions, events-jar, stats, latency)";
+            *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, log, extensions, events-jar, stats, latency)";
             return false;
         }
         if (!ok) {

@@ -12,6 +12,7 @@ struct Options {
     std::string file;             // file=PATH: standalone recording of every accepted request
     uint32_t ring_slots = 4096;   // ring=N: request slots, rounded up to a power of two
     uint32_t max_depth = 256;     // depth=N: frames per stack trace
+    uint32_t stack_cache = 8192;  // stack-cache=N: walked stacks remembered resolved (0 = off)
     LogLevel log_level = LogLevel::kWarn;  // log=off|warn|info|debug[:PATH]
     std::string log_path;
     bool extensions = true;       // extensions=off: do not add the extension ids

@@ -9,16 +9,32 @@ std::atomic<uint32_t> StubCode::claimed_{0};
 std::atomic<uint32_t> StubCode::published_{0};
 
 namespace {
-// The template interpreter and the i2c/c2i adapters are code blobs too, but a walk that fails
-// there is a Java frame in transition, not a leaf stub with its caller one frame up.
-bool is_stub(const char* name) {
+// Leaf stubs of StubRoutines: called from compiled code, they call nothing and keep their caller
+// one frame up (arraycopy, fill, checksums, crypto, math intrinsics). Not the interpreter, the
+// i2c/c2i adapters, exception/deopt/safepoint blobs or runtime stubs that call into the VM
+// (names with "Runtime", "_Java" or "blob"): a walk failing there is a frame in transition, and
+// unwinding one frame from it gave stacks without their top Java frames.
+constexpr const char* kLeafStubParts[] = {
+    "arraycopy", "_fill", "vectorizedMismatch", "updateBytes", "aescrypt", "AESCrypt", "ghash_processBlocks",
+    "sha1_", "sha256_", "sha512_", "md5_", "base64_", "chacha20", "mulAdd", "multiplyToLen", "squareToLen",
+    "libm", "dexp", "dlog", "dpow", "dsin", "dcos", "dtan", "dcbrt", "fmod", "unsafe_setmemory", "jni_fast_Get",
+};
+constexpr const char* kNonLeafParts[] = {"Runtime", "_Java", "blob", "Blob"};
+
+bool is_leaf_stub(const char* name) {
     if (name == nullptr) return false;
-    return std::strcmp(name, "Interpreter") != 0 && std::strstr(name, "adapter") == nullptr;
+    for (const char* part : kNonLeafParts) {
+        if (std::strstr(name, part) != nullptr) return false;
+    }
+    for (const char* part : kLeafStubParts) {
+        if (std::strstr(name, part) != nullptr) return true;
+    }
+    return false;
 }
 }  // namespace
 
 bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
-    if (!is_stub(name) || length == 0) return true;
+    if (!is_leaf_stub(name) || length == 0) return true;
     uint32_t index = claimed_.fetch_add(1, std::memory_order_relaxed);
     if (index >= kCapacity) return false;
     ranges_[index] = Range{start, start + length};

@@ -1,7 +1,8 @@
-// Address ranges of the JVM's generated stubs (arraycopy, runtime and vtable stubs), learnt
-// from JVMTI DynamicCodeGenerated events. The stub recovery of the walker runs only for a PC
-// inside one of them: a failed walk with the PC in the interpreter or elsewhere is not a stub
-// frame, and unwinding "one frame" from there silently drops the frames above an older one.
+// Address ranges of the JVM's leaf stubs (arraycopy, fill, checksum, crypto and math stubs),
+// learnt from JVMTI DynamicCodeGenerated events. The stub recovery of the walker runs only for
+// a PC inside one of them: a failed walk with the PC in the interpreter, an adapter, a runtime
+// stub or elsewhere is not a leaf stub frame, and unwinding "one frame" from there silently
+// drops the frames above an older one.
 // Ranges are appended in normal context; contains() is lock-free and async-signal-safe.
 #pragma once
 
@@ -15,8 +16,8 @@ public:
     static constexpr uint32_t kCapacity = 16384;
 
     // Normal context (DynamicCodeGenerated callbacks, which may run on several threads).
-    // Code blobs that are not stubs (the interpreter, adapters) are ignored. Returns false
-    // when the table is full.
+    // Code that is not a leaf stub (the interpreter, adapters, runtime stubs, blobs) is
+    // ignored. Returns false when the table is full.
     static bool add(const char* name, uintptr_t start, uintptr_t length);
     // Async-signal-safe.
     static bool contains(uintptr_t pc);

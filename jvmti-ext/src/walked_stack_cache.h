@@ -2,6 +2,7 @@
 // stack seen before is stored without resolving a frame again: profiles repeat stacks, and
 // resolving is most of the emitter's cost. A jmethodID is never reused (HotSpot keeps it
 // after its class is unloaded), so a raw stack always resolves to the same frames.
+// Bounded (option stack-cache=N): when full it starts over, which costs only re-resolving.
 // Emitter context only.
 #pragma once
 
@@ -15,6 +16,7 @@ namespace stackreq {
 
 class WalkedStackCache {
 public:
+    void set_capacity(size_t entries) { capacity_ = entries; }
     // The stack id remembered for these frames, or 0.
     uint64_t find(const CallFrame* frames, int32_t count, bool truncated) const;
     void remember(const CallFrame* frames, int32_t count, bool truncated, uint64_t stack_id);
@@ -31,6 +33,7 @@ private:
 
     // One entry per hash: a colliding stack is simply not cached and resolves every time.
     std::unordered_map<uint64_t, Entry> by_hash_;
+    size_t capacity_ = 8192;
 };
 
 }  // namespace stackreq

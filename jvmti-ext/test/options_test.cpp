@@ -23,6 +23,11 @@ int main() {
     CHECK(o.log_level == LogLevel::kDebug && o.log_path == "/tmp/log.txt");
     CHECK(!o.extensions);
     CHECK(o.stats_period_ns == 250000000);
+    CHECK(o.stack_cache == 8192);
+    CHECK(parses("stack-cache=0", &o, &error) && o.stack_cache == 0);
+    CHECK(parses("stack-cache=100000", &o, &error) && o.stack_cache == 100000);
+    CHECK(!parses("stack-cache=-1", &o, &error) && error.find("'stack-cache=-1'") != std::string::npos);
+    CHECK(!parses("stack-cache=2000000", &o, &error));
 
     CHECK(!parses("bogus=1", &o, &error) && error.find("'bogus'") != std::string::npos);
     CHECK(!parses("ring=0", &o, &error) && error.find("'ring=0'") != std::string::npos);

@@ -10,6 +10,7 @@ jmethodID method(uintptr_t n) { return reinterpret_cast<jmethodID>(n * 8); }
 
 int main() {
     WalkedStackCache cache;
+    cache.set_capacity(100000);
     CallFrame stack[3] = {{12, method(1)}, {40, method(2)}, {-3, method(3)}};
     CHECK(cache.find(stack, 3, false) == 0);
     cache.remember(stack, 3, false, 7);
@@ -32,6 +33,16 @@ int main() {
     }
     for (int i = 0; i < 5000; i++) CHECK(cache.find(many[i], 2, i % 2 == 0) == static_cast<uint64_t>(1000 + i));
     CHECK(cache.find(stack, 3, false) == 7);
+
+    // Bounded: a full cache starts over instead of growing; capacity 0 remembers nothing.
+    WalkedStackCache small;
+    small.set_capacity(3);
+    for (int i = 0; i < 4; i++) small.remember(many[i], 2, false, 1 + i);
+    CHECK(small.size() == 1 && small.find(many[3], 2, false) == 4 && small.find(many[0], 2, false) == 0);
+    WalkedStackCache off;
+    off.set_capacity(0);
+    off.remember(stack, 3, false, 7);
+    CHECK(off.size() == 0 && off.find(stack, 3, false) == 0);
     std::printf("walked_stack_cache_test: ok (%zu stacks)\n", cache.size());
     return 0;
 }

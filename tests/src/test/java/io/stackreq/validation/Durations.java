@@ -5,7 +5,7 @@ package io.stackreq.validation;
  * minutes on two cores; {@link #FULL} ({@code tests/validate --full}) gives the README numbers.
  */
 public record Durations(double biasSeconds, double oracleSeconds) {
-    public static final Durations CI = new Durations(1.5, 1.0);
+    public static final Durations CI = new Durations(1.5, 2.0);
     public static final Durations FULL = new Durations(10, 6);
 
     /** FULL when system property stackreq.validate.full is true. */

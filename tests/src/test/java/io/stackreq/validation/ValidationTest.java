@@ -42,13 +42,15 @@ class ValidationTest {
     static final double MIN_BIASED_EXCESS = 10;
     /** Below this many samples a share or a match rate says nothing: the check itself fails. */
     static final int MIN_SIGNAL_SAMPLES = 200;
+    static final int MAX_UNVERIFIABLE_PERCENT = 10;
     static final int MIN_BIAS_SAMPLES = 500;
 
     @TempDir
     Path dir;
 
-    @Disabled("issue 4 open: layer (c) mismatches above 0.1% remain (samples inside the shadow-stack"
-            + " instrumentation, JDK 17 inlined-callee attribution); numbers from tests/validate")
+    @Disabled("issue 4 open: on the exceptions workload AsyncGetCallTrace itself returns, for 0.3-0.5% of"
+            + " the samples taken while an exception unwinds, a stack without the frames being unwound (every"
+            + " other workload matches 100% of its traces); numbers from tests/validate")
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
@@ -64,6 +66,10 @@ class ValidationTest {
                 checks.add(() -> assertTrue(tally.matched() + tally.mismatched >= minimum,
                         () -> String.format(Locale.ROOT, "%s %s [%s]: only %d stack traces (failed %d); need %d",
                                 jdk, workload, layer.label, tally.matched() + tally.mismatched, tally.failed, minimum)));
+                // Unverifiable samples are neither matched nor mismatched, so they must stay rare.
+                checks.add(() -> assertTrue(tally.unverifiable <= tally.samples * MAX_UNVERIFIABLE_PERCENT / 100,
+                        () -> String.format(Locale.ROOT, "%s %s [%s]: %d of %d samples unverifiable (allowed %d%%)",
+                                jdk, workload, layer.label, tally.unverifiable, tally.samples, MAX_UNVERIFIABLE_PERCENT)));
                 checks.add(() -> assertTrue(tally.matchPercent() >= MIN_MATCH_PERCENT,
                         () -> String.format(Locale.ROOT, "%s %s [%s]: %.2f%% of %d stack traces match (%d mismatched), "
                                 + "need %.1f%%; examples:%n%s", jdk, workload, layer.label, tally.matchPercent(),
@@ -74,9 +80,6 @@ class ValidationTest {
         assertAll(checks);
     }
 
-    @Disabled("issue 4 open: stackreq's top-frame line is up to ~2 points off on the inlined and counted"
-            + " workloads (AsyncGetCallTrace looks debug info up after the signal PC; async-profiler uses"
-            + " the entry at or after it); a pc-1 walk fixed it but mis-walked at method entries")
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void stackreqIsAsCloseToTheTruthAsAsyncProfilerAndBiasedModeIsNot(Jdk jdk) throws IOException {
