@@ -246,7 +246,7 @@ std::vector<Component> loop_components(long n) {
     int32_t current = 0;
     out.push_back({"ThreadRegistry::find_current (TLS, what a request uses)",
                    per_call(n, [&](long) { sink = sink + ThreadRegistry::find_current(&view, &current); })});
-    out.push_back({"Counters::add (relaxed atomic add)", per_call(n, [&](long) { Counters::add(Counter::requested); })});
+    out.push_back({"Counters::add (relaxed atomic add)", per_call(n, [&](long) { Counters::add(Counter::accepted); })});
     RequestRing& ring = agent().ring;
     out.push_back({"ring claim + publish (+ consumer release)", per_call(n, [&](long) {
                        RequestSlot* s = ring.claim();

@@ -1,5 +1,7 @@
 #include "counters.h"
 
+#include <initializer_list>
+
 namespace stackreq {
 
 std::atomic<int64_t> Counters::values_[static_cast<int>(Counter::kCount)];
@@ -12,6 +14,15 @@ const char* Counters::name(Counter c) {
     };
     int index = static_cast<int>(c);
     return index >= 0 && index < static_cast<int>(Counter::kCount) ? kNames[index] : "?";
+}
+
+int64_t Counters::requests() {
+    int64_t total = get(Counter::accepted) + get(Counter::throttled);
+    for (Counter c : {Counter::rejected_wrong_phase, Counter::rejected_not_available, Counter::rejected_invalid_thread,
+                      Counter::rejected_thread_not_alive, Counter::rejected_unsupported, Counter::rejected_other}) {
+        total += get(c);
+    }
+    return total;
 }
 
 void Counters::reset_for_test() {

@@ -58,7 +58,7 @@ int64_t epoch_nanos_of(int64_t ticks) {
 StatisticsEvent snapshot(int64_t ticks) {
     StatisticsEvent s{};
     s.start_ticks = ticks;
-    s.requested = Counters::get(Counter::requested);
+    s.requested = Counters::requests();
     s.emitted = Counters::get(Counter::emitted);
     s.dropped = Counters::get(Counter::dropped);
     s.accepted = Counters::get(Counter::accepted);

@@ -194,7 +194,6 @@ private:
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
                                                                        void* ucontext, jlong user_data) {
     AgentState& state = agent();
-    Counters::add(Counter::requested);
     InFlight in_flight(state);
     return request(state, env, thread, ucontext, user_data);
 }
