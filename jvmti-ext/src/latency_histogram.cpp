@@ -88,6 +88,10 @@ std::string latency_report_json() {
     out += ",";
     append(&out, "walkNanos", latency.walk);
     out += ",";
+    append(&out, "firstWalkNanos", latency.first_walk);
+    out += ",";
+    append(&out, "wholeNanos", latency.whole);
+    out += ",";
     append(&out, "clockPairNanos", latency.clock_pair);
     out += "}\n";
     return out;

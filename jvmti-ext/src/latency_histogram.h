@@ -42,7 +42,9 @@ private:
 // The request path's two parts: everything but the walk, and the AsyncGetCallTrace walk.
 struct RequestLatency {
     LatencyHistogram capture_and_enqueue;
-    LatencyHistogram walk;
+    LatencyHistogram walk;        // every AsyncGetCallTrace call of the request (walk, probe, recovery)
+    LatencyHistogram first_walk;  // the first AsyncGetCallTrace call alone: the bare walk
+    LatencyHistogram whole;       // the request from entry to return (minus the histogram updates)
     LatencyHistogram clock_pair;  // two back-to-back cycle_counter() reads: the measurement itself
 };
 

@@ -53,12 +53,14 @@ jvmtiError check_available(AgentState& state) {
 
 // latency=PATH: splits the request into the walk and everything else (see latency_histogram.h),
 // in cycle_counter() units until here.
-void record_latency(uint64_t entered, uint64_t walk_cycles) {
+void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_cycles) {
     RequestLatency& latency = request_latency();
     const uint64_t left = cycle_counter();
     const uint64_t pair_end = cycle_counter();
     latency.capture_and_enqueue.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered - walk_cycles)));
     if (walk_cycles > 0) latency.walk.record(LatencyClock::to_nanos(static_cast<int64_t>(walk_cycles)));
+    if (first_walk_cycles > 0) latency.first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(first_walk_cycles)));
+    latency.whole.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered)));
     latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
 }
 
@@ -85,13 +87,15 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (ucontext != nullptr) {
         bool recovered = false;
         slot->kind = RequestKind::kWalked;
+        uint64_t first_walk_cycles = 0;
         const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
-        slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered);
+        slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered,
+                                              state.measure_latency ? &first_walk_cycles : nullptr);
         const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
         slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
         if (recovered) Counters::add(Counter::recovered);
         state.ring.publish(slot);
-        if (state.measure_latency) record_latency(entered, walk_cycles);
+        if (state.measure_latency) record_latency(entered, walk_cycles, first_walk_cycles);
     } else {
         slot->kind = RequestKind::kBiasedSelf;
         slot->frame_count = 0;

@@ -169,7 +169,7 @@ bool StackWalker::init() {
 bool StackWalker::available() { return g_async_get_call_trace != nullptr; }
 
 int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
-                          uint32_t max_depth, bool* recovered) {
+                          uint32_t max_depth, bool* recovered, uint64_t* first_walk_cycles) {
     *recovered = false;
     if (g_async_get_call_trace == nullptr) return kWalkUnavailable;
     if (thread.stack_high != 0) {
@@ -179,7 +179,9 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
         uintptr_t sp = read_registers(ucontext).sp;
         if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
     }
+    const uint64_t walk_start = first_walk_cycles != nullptr ? cycle_counter() : 0;
     int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
+    if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
     if (result > 0) return refine_top_frames(thread.jni, ucontext, frames, result, max_depth);
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled

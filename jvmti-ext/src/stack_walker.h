@@ -36,9 +36,10 @@ public:
 
     // Async-signal-safe. Walks the calling thread from ucontext into frames (max_depth
     // entries). Returns the frame count (> 0) or a WalkError. *recovered is set when the
-    // stub recovery produced the result.
+    // stub recovery produced the result. With first_walk_cycles (latency=), it receives the
+    // cycle_counter() time of the first AsyncGetCallTrace call alone: the bare walk.
     static int32_t walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
-                        uint32_t max_depth, bool* recovered);
+                        uint32_t max_depth, bool* recovered, uint64_t* first_walk_cycles = nullptr);
 };
 
 }  // namespace stackreq

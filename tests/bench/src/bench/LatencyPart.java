@@ -16,7 +16,7 @@ final class LatencyPart {
 
     LatencyPart(Bench bench) { this.bench = bench; }
 
-    record Run(long[] cae, long[] walk, long[] clock, int medianFrames, long events) {}
+    record Run(long[] cae, long[] walk, long[] clock, long[] bare, long[] whole, int medianFrames, long events) {}
 
     Run measure(Jvm jdk, int depth, int rep) throws Exception {
         Path dir = bench.work.resolve("latency").resolve(jdk.feature + "-depth" + depth + "-" + rep);
@@ -30,7 +30,8 @@ final class LatencyPart {
         String json = Files.readString(dir.resolve("latency.json"));
         List<Integer> depths = Recordings.stackDepths(dir.resolve("rec.jfr"), "jdk.StackTraceRequest");
         return new Run(Recordings.latency(json, "captureAndEnqueueNanos"), Recordings.latency(json, "walkNanos"),
-                Recordings.latency(json, "clockPairNanos"), depths.isEmpty() ? -1 : depths.get(depths.size() / 2), depths.size());
+                Recordings.latency(json, "clockPairNanos"), Recordings.latency(json, "firstWalkNanos"),
+                Recordings.latency(json, "wholeNanos"), depths.isEmpty() ? -1 : depths.get(depths.size() / 2), depths.size());
     }
 
     void run() throws Exception {
@@ -49,11 +50,19 @@ final class LatencyPart {
         }
     }
 
+    static final int CAE = 0, WALK = 1, CLOCK = 2, BARE = 3, WHOLE = 4;
+
     /** Median over runs of element k of the chosen histogram. */
     private static double med(List<Run> runs, int which, int k) {
         List<Double> values = new ArrayList<>();
         for (Run r : runs) {
-            long[] h = which == 0 ? r.cae : which == 1 ? r.walk : r.clock;
+            long[] h = switch (which) {
+                case CAE -> r.cae;
+                case WALK -> r.walk;
+                case CLOCK -> r.clock;
+                case BARE -> r.bare;
+                default -> r.whole;
+            };
             if (h != null) values.add((double) h[k]);
         }
         return Stats.median(values);
@@ -64,14 +73,17 @@ final class LatencyPart {
         bench.emit("");
         bench.emit("RequestStackTrace from a perf task-clock signal (1 ms) on a thread spinning at the given Java stack "
                 + "depth, compiled frames; only requests taken at full depth count (a JFR recording of "
-                + "jdk.StackTraceRequest runs while the thread is at depth). capture-and-enqueue = the request minus "
-                + "the AsyncGetCallTrace walk; clock pair = two back-to-back clock reads (what the measurement itself "
-                + "costs; about one pair is inside capture-and-enqueue). Percentiles are bucket upper bounds (±12%)"
+                + "jdk.StackTraceRequest runs while the thread is at depth). Measured in the agent (latency=) with the TSC: "
+                + "bare walk = the first AsyncGetCallTrace call alone (what any ASGCT-based profiler pays); all walks = "
+                + "that plus the 6-frame PC-1 probe walk for the top frame (and a stub recovery when one runs); "
+                + "capture-and-enqueue = the request minus all walks; whole = entry to return. TSC pair = two "
+                + "back-to-back reads (the measurement itself; about three reads fall in capture-and-enqueue). "
+                + "Percentiles are bucket upper bounds (±12%)"
                 + (reps > 1 ? "; median of " + reps + " runs." : "."));
         bench.emit("");
-        bench.emit("| depth | frames (median) | requests | capture-and-enqueue p50 / p90 / p99 / max | walk p50 / p90 / p99 / max "
-                + "| clock pair p50 / p99 | (c&e + walk) ÷ walk, p50 / p99 |");
-        bench.emit("|---|---|---|---|---|---|---|");
+        bench.emit("| depth | frames (median) | requests | capture-and-enqueue p50 / p90 / p99 / max | bare walk p50 / p90 / p99 / max "
+                + "| all walks p50 / p99 | whole p50 / p99 | whole ÷ bare walk, p50 / p99 | TSC pair p50 / p99 |");
+        bench.emit("|---|---|---|---|---|---|---|---|---|");
         for (int d = 0; d < DEPTHS.length; d++) {
             List<Run> runs = byDepth.get(d);
             List<Double> frames = new ArrayList<>(), counts = new ArrayList<>();
@@ -79,14 +91,17 @@ final class LatencyPart {
                 frames.add((double) r.medianFrames);
                 counts.add((double) (r.walk == null ? 0 : r.walk[0]));
             }
-            String cae = quad(runs, 0), walk = quad(runs, 1);
-            String clock = Stats.nanos(med(runs, 2, 1)) + " / " + Stats.nanos(med(runs, 2, 3));
-            double r50 = (med(runs, 0, 1) + med(runs, 1, 1)) / med(runs, 1, 1);
-            double r99 = (med(runs, 0, 3) + med(runs, 1, 3)) / med(runs, 1, 3);
+            double r50 = med(runs, WHOLE, 1) / med(runs, BARE, 1);
+            double r99 = med(runs, WHOLE, 3) / med(runs, BARE, 3);
             bench.emit("| " + DEPTHS[d] + " | " + Stats.f0(Stats.median(frames)) + " | " + Stats.f0(Stats.median(counts)) + " | "
-                    + cae + " | " + walk + " | " + clock + " | " + Stats.f3(r50) + " / " + Stats.f3(r99) + " |");
+                    + quad(runs, CAE) + " | " + quad(runs, BARE) + " | " + pair(runs, WALK) + " | " + pair(runs, WHOLE) + " | "
+                    + Stats.f3(r50) + " / " + Stats.f3(r99) + " | " + pair(runs, CLOCK) + " |");
         }
         bench.emit("");
+    }
+
+    private static String pair(List<Run> runs, int which) {
+        return Stats.nanos(med(runs, which, 1)) + " / " + Stats.nanos(med(runs, which, 3));
     }
 
     private static String quad(List<Run> runs, int which) {
