@@ -41,15 +41,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#define ID_REQUEST "com.sun.hotspot.functions.RequestStackTrace"
-#define ID_ENABLE "com.sun.hotspot.functions.EnableRequestStackTrace"
-#define ID_DISABLE "com.sun.hotspot.functions.DisableRequestStackTrace"
+#include "extension_lookup.h"
 
 #define RC_WRONG_PHASE 112
 #define RC_NOT_AVAILABLE 98
-
-typedef jvmtiError (JNICALL *RequestFn)(jvmtiEnv *, jthread *, void *, jlong);
-typedef jvmtiError (JNICALL *ToggleFn)(jvmtiEnv *);
 
 #define RC_SLOTS 256
 #define MAX_TARGETS 4096
@@ -406,32 +401,6 @@ static int write_results(const char *prefix, long up_to) {
 
 /* ---- agent ---- */
 
-static void deallocate(void *memory) {
-    if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
-}
-
-static jvmtiError find_functions(void) {
-    jint count = 0;
-    jvmtiExtensionFunctionInfo *list = NULL;
-    jvmtiError error = (*g_jvmti)->GetExtensionFunctions(g_jvmti, &count, &list);
-    if (error != JVMTI_ERROR_NONE) return error;
-    for (jint i = 0; i < count; i++) {
-        jvmtiExtensionFunctionInfo *info = &list[i];
-        if (info->id != NULL) {
-            if (strcmp(info->id, ID_REQUEST) == 0) g_request = (RequestFn)info->func;
-            if (strcmp(info->id, ID_ENABLE) == 0) g_enable = (ToggleFn)info->func;
-            if (strcmp(info->id, ID_DISABLE) == 0) g_disable = (ToggleFn)info->func;
-        }
-        for (jint p = 0; p < info->param_count; p++) deallocate(info->params[p].name);
-        deallocate(info->params);
-        deallocate(info->errors);
-        deallocate(info->id);
-        deallocate(info->short_description);
-    }
-    deallocate(list);
-    return JVMTI_ERROR_NONE;
-}
-
 static int parse_long(const char *text, long min, long max, long *out) {
     char *end = NULL;
     errno = 0;
@@ -532,7 +501,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "chaos: no JVMTI\n");
         return JNI_ERR;
     }
-    jvmtiError error = find_functions();
+    jvmtiError error = find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
     if (error != JVMTI_ERROR_NONE || g_request == NULL || g_enable == NULL || g_disable == NULL) {
         fprintf(stderr, "chaos: GetExtensionFunctions does not list %s (error %d)\n", ID_REQUEST, (int)error);
         return JNI_ERR;

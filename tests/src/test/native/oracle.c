@@ -37,12 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ID_REQUEST "com.sun.hotspot.functions.RequestStackTrace"
-#define ID_ENABLE "com.sun.hotspot.functions.EnableRequestStackTrace"
-#define ID_DISABLE "com.sun.hotspot.functions.DisableRequestStackTrace"
-
-typedef jvmtiError (JNICALL *RequestFn)(jvmtiEnv *, jthread *, void *, jlong);
-typedef jvmtiError (JNICALL *ToggleFn)(jvmtiEnv *);
+#include "extension_lookup.h"
 
 /* Shadow stack layout, in 32-bit ints; must match ShadowStack.java. */
 enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RESERVED, H_FRAMES };
@@ -237,28 +232,6 @@ static void deallocate(void *memory) {
     if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
 }
 
-static jvmtiError find_functions(void) {
-    jint count = 0;
-    jvmtiExtensionFunctionInfo *list = NULL;
-    jvmtiError error = (*g_jvmti)->GetExtensionFunctions(g_jvmti, &count, &list);
-    if (error != JVMTI_ERROR_NONE) return error;
-    for (jint i = 0; i < count; i++) {
-        jvmtiExtensionFunctionInfo *info = &list[i];
-        if (info->id != NULL) {
-            if (strcmp(info->id, ID_REQUEST) == 0) g_request = (RequestFn)info->func;
-            if (strcmp(info->id, ID_ENABLE) == 0) g_enable = (ToggleFn)info->func;
-            if (strcmp(info->id, ID_DISABLE) == 0) g_disable = (ToggleFn)info->func;
-        }
-        for (jint p = 0; p < info->param_count; p++) deallocate(info->params[p].name);
-        deallocate(info->params);
-        deallocate(info->errors);
-        deallocate(info->id);
-        deallocate(info->short_description);
-    }
-    deallocate(list);
-    return JVMTI_ERROR_NONE;
-}
-
 static int parse_options(const char *options) {
     if (options == NULL) return 1;
     char *copy = strdup(options);
@@ -284,7 +257,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
     if (!parse_options(options)) return JNI_ERR;
     if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
-    if (find_functions() != JVMTI_ERROR_NONE || g_request == NULL || g_enable == NULL || g_disable == NULL) {
+    if (find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable) != JVMTI_ERROR_NONE || g_request == NULL ||
+        g_enable == NULL || g_disable == NULL) {
         fprintf(stderr, "oracle: %s not found: load libstackreq.so first\n", ID_REQUEST);
         return JNI_ERR;
     }

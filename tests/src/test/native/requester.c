@@ -28,19 +28,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "extension_lookup.h"
+
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 #ifndef SIGEV_THREAD_ID
 #define SIGEV_THREAD_ID 4
 #endif
-
-#define ID_REQUEST "com.sun.hotspot.functions.RequestStackTrace"
-#define ID_ENABLE "com.sun.hotspot.functions.EnableRequestStackTrace"
-#define ID_DISABLE "com.sun.hotspot.functions.DisableRequestStackTrace"
-
-typedef jvmtiError (JNICALL *RequestFn)(jvmtiEnv *, jthread *, void *, jlong);
-typedef jvmtiError (JNICALL *ToggleFn)(jvmtiEnv *);
 
 #define MAX_IDS (1 << 20) /* ids handed out by timer handlers; more are counted as overflow */
 #define RC_SLOTS 256      /* every jvmtiError value is below 256 */
@@ -102,34 +97,6 @@ static void install_handler(void) {
     if (sigaction(g_signal, &action, NULL) != 0) g_handler_error = errno;
 }
 
-static void deallocate(void *memory) {
-    if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
-}
-
-/* Looks the three ids up; frees everything GetExtensionFunctions returned, as the JVMTI spec
- * asks (a crash here means the lister's memory did not come from Allocate). */
-static jvmtiError find_functions(void) {
-    jint count = 0;
-    jvmtiExtensionFunctionInfo *list = NULL;
-    jvmtiError error = (*g_jvmti)->GetExtensionFunctions(g_jvmti, &count, &list);
-    if (error != JVMTI_ERROR_NONE) return error;
-    for (jint i = 0; i < count; i++) {
-        jvmtiExtensionFunctionInfo *info = &list[i];
-        if (info->id != NULL) {
-            if (strcmp(info->id, ID_REQUEST) == 0) g_request = (RequestFn)info->func;
-            if (strcmp(info->id, ID_ENABLE) == 0) g_enable = (ToggleFn)info->func;
-            if (strcmp(info->id, ID_DISABLE) == 0) g_disable = (ToggleFn)info->func;
-        }
-        for (jint p = 0; p < info->param_count; p++) deallocate(info->params[p].name);
-        deallocate(info->params);
-        deallocate(info->errors);
-        deallocate(info->id);
-        deallocate(info->short_description);
-    }
-    deallocate(list);
-    return JVMTI_ERROR_NONE;
-}
-
 static int parse_options(const char *options, int *optional) {
     *optional = 0;
     if (options == NULL || *options == '\0') return 1;
@@ -167,7 +134,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "requester: no JVMTI\n");
         return JNI_ERR;
     }
-    jvmtiError error = find_functions();
+    jvmtiError error = find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
     if (error != JVMTI_ERROR_NONE) {
         fprintf(stderr, "requester: GetExtensionFunctions failed: %d\n", (int)error);
         return JNI_ERR;
