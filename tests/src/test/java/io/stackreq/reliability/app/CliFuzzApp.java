@@ -1,8 +1,6 @@
 package io.stackreq.reliability.app;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,9 +17,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.stackreq.cli.Main;
+import io.stackreq.reliability.support.CliRun;
 import io.stackreq.testapp.Report;
-import picocli.CommandLine;
 
 /**
  * Feeds mutated recordings and sample files to the stackreq CLI, in process (its non-exiting
@@ -232,21 +229,12 @@ public final class CliFuzzApp {
             default -> new String[] {"report", rec.toString(), "--samples", sam.toString()};
         };
         runs++;
-        Future<String[]> result = executor.submit(() -> {
-            CommandLine commandLine = Main.commandLine();
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            commandLine.setOut(new PrintWriter(out, true));
-            commandLine.setErr(new PrintWriter(err, true));
-            try {
-                return new String[] {Integer.toString(commandLine.execute(args)), err.toString()};
-            } catch (Throwable t) {
-                return new String[] {"threw", t.toString()};
-            }
-        });
+        Future<CliRun.Result> result = executor.submit(() -> CliRun.inProcess((Object[]) args));
         String[] outcome;
         try {
-            outcome = result.get(60, TimeUnit.SECONDS);
+            CliRun.Result run = result.get(60, TimeUnit.SECONDS);
+            outcome = run.exit().startsWith("threw ") ? new String[] {"threw", run.exit().substring("threw ".length())}
+                    : new String[] {run.exit(), run.err()};
         } catch (TimeoutException e) {
             outcome = new String[] {"hang", "no return within 60 s"};
             hung = true;
