@@ -239,10 +239,7 @@ std::vector<Component> loop_components(long n) {
     out.push_back({"clock_gettime(CLOCK_MONOTONIC)", per_call(n, [&](long) { sink = sink + now_ns(); })});
     out.push_back({"gettid() system call (ThreadRegistry::current_tid)",
                    per_call(n, [&](long) { sink = sink + ThreadRegistry::current_tid(); })});
-    int32_t tid = ThreadRegistry::current_tid();
     ThreadSlotView view;
-    out.push_back({"ThreadRegistry::find (hash lookup by tid)",
-                   per_call(n, [&](long) { sink = sink + ThreadRegistry::find(tid, &view); })});
     int32_t current = 0;
     out.push_back({"ThreadRegistry::find_current (TLS, what a request uses)",
                    per_call(n, [&](long) { sink = sink + ThreadRegistry::find_current(&view, &current); })});

@@ -128,7 +128,7 @@ void store_slot(EmitterState& e, JNIEnv* jni, RequestSlot& slot) {
                     event.stack_id = e.store.intern_stack(e.frames, truncated);
                     e.walked_stacks.remember(slot.frames, slot.frame_count, truncated, event.stack_id);
                 }
-                event.failed = false;
+                captured = true;
             }
             break;
         case RequestKind::kBiasedSelf: {
@@ -147,11 +147,12 @@ void store_slot(EmitterState& e, JNIEnv* jni, RequestSlot& slot) {
             slot.thread_ref = nullptr;
             break;
     }
-    if (captured) {
-        event.failed = false;
-        event.stack_id = e.store.intern_stack(e.frames, truncated);
-    } else if (event.failed) {
+    if (!captured) {
         Counters::add(Counter::failed);
+    } else {
+        event.failed = false;
+        // Stack ids start at 1: 0 means the stack was taken here, not found by the walk cache.
+        if (event.stack_id == 0) event.stack_id = e.store.intern_stack(e.frames, truncated);
     }
     e.store.add(event);
     Counters::add(Counter::emitted);

@@ -1,9 +1,8 @@
 #include "latency_histogram.h"
 
-#include <time.h>
-
 #include <cstdio>
 
+#include "agent_state.h"
 #include "arch.h"
 
 namespace stackreq {
@@ -11,15 +10,10 @@ namespace stackreq {
 int64_t LatencyClock::nanos_per_cycle_q20_ = int64_t{1} << 20;
 
 void LatencyClock::calibrate() {
-    auto now = [] {
-        timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
-    };
-    const int64_t start_nanos = now();
+    const int64_t start_nanos = monotonic_ticks();
     const uint64_t start_cycles = cycle_counter();
     int64_t nanos = 0;
-    while ((nanos = now() - start_nanos) < 20000000) {
+    while ((nanos = monotonic_ticks() - start_nanos) < 20000000) {
     }
     const int64_t cycles = static_cast<int64_t>(cycle_counter() - start_cycles);
     if (cycles > 0) nanos_per_cycle_q20_ = (nanos << 20) / cycles;

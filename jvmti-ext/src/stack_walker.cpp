@@ -45,6 +45,15 @@ int32_t walk_once(JNIEnv* jni, void* ucontext, CallFrame* frames, uint32_t max_d
     return trace.num_frames;
 }
 
+// Walks from a copy of ucontext whose PC, SP and FP are replaced by registers.
+int32_t walk_from(JNIEnv* jni, const void* ucontext, const Registers& registers, CallFrame* frames,
+                  uint32_t max_depth) {
+    alignas(16) char copy[kUcontextSize];
+    std::memcpy(copy, ucontext, kUcontextSize);
+    write_registers(copy, registers);
+    return walk_once(jni, copy, frames, max_depth);
+}
+
 constexpr uintptr_t kMaxStubFrameBytes = 512;
 
 bool failed_in_java_code(int32_t result) {
@@ -56,12 +65,10 @@ bool on_stack(const ThreadSlotView& thread, uintptr_t address, uintptr_t bytes) 
            address + bytes <= thread.stack_high && address + bytes > address;
 }
 
-// Retries the walk from a copy of ucontext whose registers describe the caller of the stub.
+// Retries the walk with registers that describe the caller of the stub.
 // Both reads are within the thread's own stack mapping, so they cannot fault.
 int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
                          uint32_t max_depth) {
-    alignas(16) char copy[kUcontextSize];
-    std::memcpy(copy, ucontext, kUcontextSize);
     Registers at_signal = read_registers(ucontext);
     int32_t result = kWalkUnknownJava;
 
@@ -72,15 +79,15 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
         on_stack(thread, at_signal.fp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
         // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
-        write_registers(copy, Registers{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]});
-        result = walk_once(thread.jni, copy, frames, max_depth);
+        result = walk_from(thread.jni, ucontext, Registers{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]},
+                           frames, max_depth);
         if (result > 0) return result;
     }
     // The signal hit before the stub's prologue: the return address is at sp.
     if (on_stack(thread, at_signal.sp, sizeof(uintptr_t))) {
         const uintptr_t* top = reinterpret_cast<const uintptr_t*>(at_signal.sp);
-        write_registers(copy, Registers{top[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp});
-        result = walk_once(thread.jni, copy, frames, max_depth);
+        result = walk_from(thread.jni, ucontext, Registers{top[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp},
+                           frames, max_depth);
     }
     return result;
 }
@@ -114,13 +121,10 @@ bool same_frame(const CallFrame& a, const CallFrame& b) {
 }
 
 int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_t count, uint32_t max_depth) {
-    alignas(16) char copy[kUcontextSize];
-    std::memcpy(copy, ucontext, kUcontextSize);
     Registers registers = read_registers(ucontext);
     registers.pc -= 1;
-    write_registers(copy, registers);
     CallFrame probe[kProbeDepth];
-    const int32_t probed = walk_once(jni, copy, probe, kProbeDepth);
+    const int32_t probed = walk_from(jni, ucontext, registers, probe, kProbeDepth);
     if (probed <= 0) return count;
     // probe = up to kMaxExtraInlined callee frames inlined into frames[0]'s method, that method
     // (any bci), then exactly the frames below frames[0].

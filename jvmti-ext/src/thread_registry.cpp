@@ -78,22 +78,6 @@ void ThreadRegistry::remove(int32_t tid) {
     }
 }
 
-bool ThreadRegistry::find(int32_t tid, ThreadSlotView* out) {
-    uint32_t index = hash_tid(tid);
-    for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
-        const Slot& slot = slots_[index];
-        int32_t seen = slot.tid.load(std::memory_order_acquire);
-        if (seen == kEmpty) return false;
-        if (seen == tid) {
-            out->jni = slot.jni;
-            out->stack_low = slot.stack_low;
-            out->stack_high = slot.stack_high;
-            return true;
-        }
-    }
-    return false;
-}
-
 bool ThreadRegistry::find_current(ThreadSlotView* out, int32_t* tid) {
     const CurrentThread current = t_current;
     if (current.slot == nullptr) return false;

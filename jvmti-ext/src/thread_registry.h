@@ -26,8 +26,6 @@ public:
     static bool add_current(JNIEnv* jni);
     // Normal context. Removes tid's entry; when tid is the calling thread, also forgets its slot.
     static void remove(int32_t tid);
-    // Async-signal-safe. Returns false when tid is not a registered Java thread.
-    static bool find(int32_t tid, ThreadSlotView* out);
     // Async-signal-safe, no system call. Returns false when the calling thread is not registered
     // (never was, or its ThreadEnd has run); *tid is then left unset.
     static bool find_current(ThreadSlotView* out, int32_t* tid);

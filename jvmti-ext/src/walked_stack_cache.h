@@ -33,7 +33,7 @@ private:
 
     // One entry per hash: a colliding stack is simply not cached and resolves every time.
     std::unordered_map<uint64_t, Entry> by_hash_;
-    size_t capacity_ = 8192;
+    size_t capacity_ = 0;  // Emitter::start sets it from the stack-cache= option
 };
 
 }  // namespace stackreq

@@ -1,8 +1,7 @@
 #include "check.h"
 #include "latency_histogram.h"
 
-#include <time.h>
-
+#include "agent_state.h"
 #include "arch.h"
 
 using namespace stackreq;
@@ -27,17 +26,12 @@ int main() {
     // The cycle counter, once calibrated, converts an interval to the nanoseconds CLOCK_MONOTONIC
     // saw for the same interval (both are wall-clock based, so preemption shifts neither).
     LatencyClock::calibrate();
-    auto monotonic = [] {
-        timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
-    };
-    const int64_t start_nanos = monotonic();
+    const int64_t start_nanos = monotonic_ticks();
     const uint64_t start_cycles = cycle_counter();
-    while (monotonic() - start_nanos < 50000000) {
+    while (monotonic_ticks() - start_nanos < 50000000) {
     }
     const int64_t converted = LatencyClock::to_nanos(static_cast<int64_t>(cycle_counter() - start_cycles));
-    const int64_t measured = monotonic() - start_nanos;
+    const int64_t measured = monotonic_ticks() - start_nanos;
     CHECK(converted > measured * 98 / 100 && converted < measured * 102 / 100);
     std::printf("latency_histogram_test: ok (p50 %lld, p99 %lld)\n", static_cast<long long>(p50), static_cast<long long>(p99));
     return 0;
