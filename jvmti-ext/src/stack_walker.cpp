@@ -120,41 +120,43 @@ bool same_frame(const CallFrame& a, const CallFrame& b) {
     return a.method == b.method && a.bci_or_marker == b.bci_or_marker;
 }
 
+// Whether the probe reads as `extra` callee frames inlined into frames[0]'s method (at any
+// bci), then that method, then exactly the frames below frames[0].
+bool probe_aligns(const CallFrame* probe, int32_t probed, const CallFrame* frames, int32_t count, int32_t extra) {
+    if (extra >= probed || probe[extra].method != frames[0].method) return false;
+    int32_t compared = 0;
+    for (int32_t i = 1; extra + i < probed && i < count; i++, compared++) {
+        if (!same_frame(probe[extra + i], frames[i])) return false;
+    }
+    // A complete probe must end where the full walk ends; a cut one must cover what it can.
+    if (probed < kProbeDepth) return probed - extra == count;
+    return compared >= std::min(count - 1, kProbeDepth - 1 - extra);
+}
+
 int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_t count, uint32_t max_depth) {
     Registers registers = read_registers(ucontext);
     registers.pc -= 1;
     CallFrame probe[kProbeDepth];
     const int32_t probed = walk_from(jni, ucontext, registers, probe, kProbeDepth);
     if (probed <= 0) return count;
-    // probe = up to kMaxExtraInlined callee frames inlined into frames[0]'s method, that method
-    // (any bci), then exactly the frames below frames[0].
-    for (int32_t extra = 0; extra <= kMaxExtraInlined && extra < probed; extra++) {
-        if (probe[extra].method != frames[0].method) continue;
-        bool agrees = true;
-        int32_t compared = 0;
-        for (int32_t i = 1; extra + i < probed && i < count; i++, compared++) {
-            if (!same_frame(probe[extra + i], frames[i])) {
-                agrees = false;
-                break;
-            }
-        }
-        // A complete probe must end where the full walk ends; a cut one must cover what it can.
-        const bool probe_complete = probed < kProbeDepth;
-        if (!agrees || (probe_complete && probed - extra != count) ||
-            (!probe_complete && compared < std::min(count - 1, kProbeDepth - 1 - extra))) {
-            return count;
-        }
-        if (extra == 0) {
-            frames[0] = probe[0];
-            return count;
-        }
-        const int32_t kept = std::min<int32_t>(count - 1, static_cast<int32_t>(max_depth) - 1 - extra);
-        if (kept < 0) return count;
-        std::memmove(frames + 1 + extra, frames + 1, static_cast<size_t>(kept) * sizeof(CallFrame));
-        for (int32_t i = 0; i <= extra; i++) frames[i] = probe[i];
-        return 1 + extra + kept;
+    // In recursion (the same frames repeated) several alignments can agree, and only one is
+    // true: then the full walk's own answer stands.
+    int32_t extra = -1;
+    for (int32_t candidate = 0; candidate <= kMaxExtraInlined; candidate++) {
+        if (!probe_aligns(probe, probed, frames, count, candidate)) continue;
+        if (extra >= 0) return count;
+        extra = candidate;
     }
-    return count;
+    if (extra < 0) return count;
+    if (extra == 0) {
+        frames[0] = probe[0];
+        return count;
+    }
+    const int32_t kept = std::min<int32_t>(count - 1, static_cast<int32_t>(max_depth) - 1 - extra);
+    if (kept < 0) return count;
+    std::memmove(frames + 1 + extra, frames + 1, static_cast<size_t>(kept) * sizeof(CallFrame));
+    for (int32_t i = 0; i <= extra; i++) frames[i] = probe[i];
+    return 1 + extra + kept;
 }
 
 }  // namespace

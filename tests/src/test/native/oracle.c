@@ -10,13 +10,15 @@
  *      request is flushed (Disable, then Enable again) while the thread is still in this native
  *      method, so the biased stack is the stack of this exact point;
  *  (c) perf task-clock overflow signals, 1 ms of each attached thread's CPU time: the handler
- *      copies the shadow stack into a preallocated arena and passes the copy's id as user_data
- *      to RequestStackTrace(env, NULL, ucontext, id).
+ *      copies the shadow stack and the interrupted PC into a preallocated arena and passes the
+ *      copy's id as user_data to RequestStackTrace(env, NULL, ucontext, id); the JIT's debug
+ *      information for every compiled method goes to compiled-code.txt (compiled_code.c).
  * The snapshots are written to a file by finish() (or at VMDeath); the Java checker compares
  * each jdk.StackTraceRequest event with the snapshot of the same user_data.
  *
  * Like librequester.so it finds RequestStackTrace through GetExtensionFunctions only.
- * Options: "out=DIR" (snapshots.txt and jvmti-checks.txt go there), "layers=ac" or "layers=b".
+ * Options: "out=DIR" (snapshots.txt, jvmti-checks.txt and compiled-code.txt go there), "layers=ac"
+ * or "layers=b".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,8 +37,10 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include "compiled_code.h"
 #include "extension_lookup.h"
 
 /* Shadow stack layout, in 32-bit ints; must match ShadowStack.java. */
@@ -46,7 +50,8 @@ enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RES
 #define MAX_THREADS 1024
 
 /* A snapshot: SNAP_HEADER ints, then depth (id, line) pairs. */
-enum { S_LAYER, S_TID, S_TAG, S_FLAG, S_POPPED, S_OVERFLOW, S_DEPTH, S_RC, SNAP_HEADER };
+enum { S_LAYER, S_TID, S_TAG, S_FLAG, S_POPPED, S_OVERFLOW, S_DEPTH, S_RC, S_PC_LOW, S_PC_HIGH, S_CODE_SEQUENCE,
+       SNAP_HEADER };
 #define ARENA_INTS (48u << 20) /* 192 MiB of address space, touched as used */
 #define MAX_SNAPSHOTS (1 << 20)
 
@@ -92,7 +97,7 @@ static struct thread_slot *find_slot(pid_t tid) {
 
 /* Copies the shadow stack into the arena; returns the snapshot id (1..) or 0 when full.
  * Async-signal-safe: atomics and plain copies only. */
-static int take_snapshot(const int32_t *shadow, int layer, pid_t tid) {
+static int take_snapshot(const int32_t *shadow, int layer, pid_t tid, uintptr_t pc) {
     int32_t depth = shadow[H_DEPTH];
     if (depth < 0 || depth > MAX_FRAMES) depth = 0;
     unsigned size = SNAP_HEADER + 2u * (unsigned)depth;
@@ -111,9 +116,23 @@ static int take_snapshot(const int32_t *shadow, int layer, pid_t tid) {
     snap[S_OVERFLOW] = shadow[H_OVERFLOW];
     snap[S_DEPTH] = depth;
     snap[S_RC] = -1;
+    snap[S_PC_LOW] = (int32_t)(uint32_t)pc;
+    snap[S_PC_HIGH] = (int32_t)(uint32_t)((uint64_t)pc >> 32);
+    snap[S_CODE_SEQUENCE] = (int32_t)compiled_code_sequence();
     memcpy(snap + SNAP_HEADER, shadow + H_FRAMES, sizeof(int32_t) * 2u * (unsigned)depth);
     g_snapshot_offset[index] = offset;
     return index + 1;
+}
+
+static uintptr_t interrupted_pc(const void *ucontext) {
+    const ucontext_t *context = ucontext;
+#if defined(__x86_64__)
+    return (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)context->uc_mcontext.pc;
+#else
+#error "interrupted_pc: unsupported architecture"
+#endif
 }
 
 static void on_signal(int sig, siginfo_t *info, void *ucontext) {
@@ -125,7 +144,7 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
         atomic_fetch_add(&g_signals_lost, 1);
     } else {
         if (!atomic_load(&g_finished)) {
-            int id = take_snapshot(slot->shadow, 'c', slot->tid);
+            int id = take_snapshot(slot->shadow, 'c', slot->tid, interrupted_pc(ucontext));
             if (id > 0) {
                 jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
                 g_arena[g_snapshot_offset[id - 1] + S_RC] = (int32_t)rc;
@@ -190,8 +209,10 @@ static void write_snapshots(void) {
     for (int i = 0; i < count; i++) {
         if (g_snapshot_offset[i] < 0) continue;
         const int32_t *snap = g_arena + g_snapshot_offset[i];
-        fprintf(out, "S %d %c %d %d %d %d %d %d %d", i + 1, (char)snap[S_LAYER], snap[S_TID], snap[S_TAG], snap[S_RC],
-                snap[S_FLAG], snap[S_POPPED], snap[S_OVERFLOW], snap[S_DEPTH]);
+        uint64_t pc = (uint64_t)(uint32_t)snap[S_PC_HIGH] << 32 | (uint32_t)snap[S_PC_LOW];
+        fprintf(out, "S %d %c %d %d %d %d %d %d %lx %u %d", i + 1, (char)snap[S_LAYER], snap[S_TID], snap[S_TAG],
+                snap[S_RC], snap[S_FLAG], snap[S_POPPED], snap[S_OVERFLOW], (unsigned long)pc,
+                (unsigned)snap[S_CODE_SEQUENCE], snap[S_DEPTH]);
         for (int f = 0; f < snap[S_DEPTH]; f++) {
             fprintf(out, " %d:%d", snap[SNAP_HEADER + 2 * f], snap[SNAP_HEADER + 2 * f + 1]);
         }
@@ -219,6 +240,7 @@ static void finish(void) {
         g_checks = NULL;
     }
     pthread_mutex_unlock(&g_check_lock);
+    compiled_code_finish();
     write_snapshots();
 }
 
@@ -265,12 +287,18 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     jvmtiCapabilities capabilities;
     memset(&capabilities, 0, sizeof(capabilities));
     capabilities.can_get_line_numbers = 1;
-    if ((*g_jvmti)->AddCapabilities(g_jvmti, &capabilities) != JVMTI_ERROR_NONE) return JNI_ERR;
     jvmtiEventCallbacks callbacks;
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.ThreadEnd = on_thread_end;
     callbacks.VMDeath = on_vm_death;
+    /* Layer (c) samples arbitrary PCs: the checker needs the JIT's scopes at them. */
+    if (g_layer_c && !compiled_code_start(g_jvmti, g_out, &capabilities, &callbacks)) {
+        fprintf(stderr, "oracle: cannot write %s/compiled-code.txt\n", g_out);
+        return JNI_ERR;
+    }
+    if ((*g_jvmti)->AddCapabilities(g_jvmti, &capabilities) != JVMTI_ERROR_NONE) return JNI_ERR;
     (*g_jvmti)->SetEventCallbacks(g_jvmti, &callbacks, sizeof(callbacks));
+    if (g_layer_c) compiled_code_enable(g_jvmti);
     (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
     (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
 
@@ -401,7 +429,7 @@ JNIEXPORT jint JNICALL Java_io_stackreq_validation_oracle_OracleNative_requestBi
     if (slot == NULL || atomic_load(&g_finished)) return -1;
     /* One at a time: a Disable that is not the last one would not flush. */
     pthread_mutex_lock(&g_biased_lock);
-    int id = take_snapshot(slot->shadow, 'b', tid);
+    int id = take_snapshot(slot->shadow, 'b', tid, 0);
     jvmtiError rc = JVMTI_ERROR_OUT_OF_MEMORY;
     if (id > 0) {
         rc = g_request(g_jvmti, NULL, NULL, (jlong)id);

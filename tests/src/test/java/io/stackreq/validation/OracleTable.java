@@ -16,16 +16,15 @@ public final class OracleTable {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "#### Oracle — %s (%.1f s per workload): stack traces vs. shadow stacks%n%n",
                 result.jdk(), seconds));
-        BiasTable.row(out, List.of("workload", "layer", "samples", "matched", "of which in transition / in instrumentation",
-                "mismatched", "unverifiable (in instrumentation)", "failed", "match (of traces)"));
-        BiasTable.row(out, List.of("---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"));
+        BiasTable.row(out, List.of("workload", "layer", "samples", "matched", "of which in transition / in instrumentation / JIT scope",
+                "mismatched", "failed", "match (of traces)"));
+        BiasTable.row(out, List.of("---", "---", "---:", "---:", "---:", "---:", "---:", "---:"));
         for (String workload : result.workloads()) {
             for (Layer layer : Layer.values()) {
                 Tally tally = result.tally(layer, workload);
                 BiasTable.row(out, List.of(workload, layer.label, Integer.toString(tally.samples),
-                        Integer.toString(tally.matched()), tally.transition + " / " + tally.instrumentation,
-                        Integer.toString(tally.mismatched), Integer.toString(tally.unverifiable),
-                        Integer.toString(tally.failed),
+                        Integer.toString(tally.matched()), tally.transition + " / " + tally.instrumentation + " / " + tally.jitScope,
+                        Integer.toString(tally.mismatched), Integer.toString(tally.failed),
                         tally.matched() + tally.mismatched == 0 ? "-"
                                 : String.format(Locale.ROOT, "%.2f%%", tally.matchPercent())));
             }

@@ -43,21 +43,27 @@ import jdk.jfr.consumer.RecordingFile;
  * popped;</li>
  * </ul>
  * <p><b>Samples inside the instrumentation.</b> When a method of {@link ShadowStack} is in the
- * trace above its topmost woven frame (with only the JDK code it calls above it), the sample landed in a push, pop or flag update itself. There the JIT's
- * debug information decides which inlined frames the instruction belongs to, and it records
- * scopes only approximately around inlined calls (an instruction without a record takes the
- * next record's scope, which may be a frame or two further on), so such a sample is only checked
- * for consistency: the trace's woven frames and the shadow stack must agree frame by frame on
- * their common part (methods, and lines below the top woven frame of either side) and may differ
- * only in how many frames sit on top. These are counted apart ("in instrumentation").
- * When such a sample disagrees only in its top two frames (everything below agrees), it is
- * <b>unverifiable</b>: C2 schedules the instrumentation's loads and stores across the inlined
- * scopes it sits between (the thread-local lookup is shared by all of them), so the instruction's
- * scope and the stores that reached the shadow stack need not describe the same instant. Such
- * samples are counted apart and are neither matched nor mismatched.
- * </ul>
- * The frames below must still match as above (including the caller's call line). Anything else is
- * a mismatch. A failed sample is one whose request was refused or whose event says failed.
+ * trace above its topmost woven frame (with only the JDK code it calls above it), the sample
+ * landed in a push, pop or flag update itself. There the JIT's debug information decides which
+ * inlined frames the instruction belongs to, so such a sample is only checked for consistency:
+ * the trace's woven frames and the shadow stack must agree frame by frame on their common part
+ * (methods, and lines below the top woven frame of either side) and may differ only in how many
+ * frames sit on top. These are counted apart ("in instrumentation").
+ *
+ * <p><b>The JIT's scope (layer (c) only).</b> Inside one compiled method the JIT moves
+ * instructions of inlined callees across the instrumentation's stores (a callee's arithmetic
+ * before its push, a loop after a later call's flag store), and some instructions carry the
+ * scope of the next debug record: at such a PC the JVM itself says the thread is in other
+ * inlined frames than the shadow stack does. The signal's PC is recorded with the snapshot and
+ * the JIT's debug records with the run (liboracle.so, {@link CompiledCode}), so a sample is
+ * accepted as "JIT scope" when, and only when, its top frames are exactly (method and bytecode
+ * index) the inline stack the debug information gives for that PC (the record after it, or the
+ * one at it), the frames below that compiled frame match the bottom of the shadow stack exactly
+ * (methods and call lines), and the compiled frame's own method is the next shadow frame (or
+ * its call is under way). Only the frames inlined into the interrupted compiled method are
+ * taken from the JVM rather than from the shadow stack.
+ *
+ * <p>Anything else is a mismatch. A failed sample is one whose request was refused or whose event says failed.
  */
 public final class OracleCheck {
     public enum Layer {
@@ -74,13 +80,16 @@ public final class OracleCheck {
 
     public enum Outcome { EXACT, TRANSITION, MISMATCH }
 
-    /** One frame of a stack trace: "class#name(descriptor)" and line. */
-    public record Frame(String key, int line) {
+    /** One frame of a stack trace: "class#name(descriptor)", line and bytecode index (-1: unknown). */
+    public record Frame(String key, int line, int bci) {
     }
 
-    /** A copy of a shadow stack; ids and lines bottom first. */
+    /**
+     * A copy of a shadow stack; ids and lines bottom first. pc: the interrupted PC (layer (c));
+     * codeSequence: how many compiled-code events had been recorded when it was taken.
+     */
     public record Snapshot(long id, Layer layer, int tid, int tag, int rc, int flag, int popped, int overflow,
-            int[] ids, int[] lines) {
+            long pc, long codeSequence, int[] ids, int[] lines) {
     }
 
     /** Counts of one workload in one layer. */
@@ -89,15 +98,15 @@ public final class OracleCheck {
         public int exact;
         public int transition;
         public int instrumentation;
-        /** In the instrumentation, disagreeing only in the top frames: neither matched nor mismatched. */
-        public int unverifiable;
+        /** Top frames as the JIT's debug information gives them for the PC (see the class comment). */
+        public int jitScope;
         public int mismatched;
         public int failed;
         public int skipped;
         public final List<String> examples = new ArrayList<>();
 
         public int matched() {
-            return exact + transition + instrumentation;
+            return exact + transition + instrumentation + jitScope;
         }
 
         /**
@@ -119,15 +128,15 @@ public final class OracleCheck {
     }
 
     private static final String INSTRUMENTATION = "in instrumentation";
-    private static final String UNVERIFIABLE = "in instrumentation, unverifiable";
-    /** How many top frames may disagree in an unverifiable sample; everything below must agree. */
-    private static final int UNVERIFIABLE_TOP_FRAMES = 2;
+    private static final String JIT_SCOPE = "JIT scope";
     private static final String SHADOW_PREFIX = ShadowStack.class.getName() + "#";
     private final Map<String, Integer> ids;
     private final Map<Integer, String> keys = new HashMap<>();
     private final Map<Layer, Map<String, Tally>> tallies = new LinkedHashMap<>();
+    private final CompiledCode compiledCode;
 
-    public OracleCheck(Path methodTable) {
+    public OracleCheck(Path methodTable, CompiledCode compiledCode) {
+        this.compiledCode = compiledCode;
         this.ids = new HashMap<>();
         try {
             for (String line : Files.readAllLines(methodTable)) {
@@ -193,7 +202,7 @@ public final class OracleCheck {
                 int depth = Integer.parseInt(head[6]);
                 int[][] frames = shadowFrames(head, 7, depth);
                 Snapshot snapshot = new Snapshot(0, Layer.JVMTI, Integer.parseInt(head[1]), Integer.parseInt(head[2]), 0,
-                        Integer.parseInt(head[3]), Integer.parseInt(head[4]), Integer.parseInt(head[5]), frames[0],
+                        Integer.parseInt(head[3]), Integer.parseInt(head[4]), Integer.parseInt(head[5]), 0, 0, frames[0],
                         frames[1]);
                 Tally tally = tally(Layer.JVMTI, snapshot.tag());
                 if (snapshot.overflow() > 0) {
@@ -209,7 +218,7 @@ public final class OracleCheck {
                 List<Frame> topFirst = new ArrayList<>();
                 for (String text : tail.isEmpty() ? new String[0] : tail.split(" ")) {
                     int at = text.lastIndexOf('@');
-                    topFirst.add(new Frame(text.substring(0, at), Integer.parseInt(text.substring(at + 1))));
+                    topFirst.add(new Frame(text.substring(0, at), Integer.parseInt(text.substring(at + 1)), -1));
                 }
                 record(tally, topFirst, snapshot);
             }
@@ -226,14 +235,14 @@ public final class OracleCheck {
             tally.transition++;
         } else if (why.equals(INSTRUMENTATION)) {
             tally.instrumentation++;
-        } else if (why.equals(UNVERIFIABLE)) {
-            tally.unverifiable++;
+        } else if (why.equals(JIT_SCOPE)) {
+            tally.jitScope++;
         } else {
             tally.mismatch(why);
         }
     }
 
-    /** null: exact match; "": accepted transition; INSTRUMENTATION; UNVERIFIABLE; otherwise why it does not match. */
+    /** null: exact match; "": accepted transition; INSTRUMENTATION; JIT_SCOPE; otherwise why it does not match. */
     String compare(List<Frame> topFirst, Snapshot snapshot) {
         List<int[]> woven = new ArrayList<>();   // bottom first: id, line
         for (int i = topFirst.size() - 1; i >= 0; i--) {
@@ -259,24 +268,66 @@ public final class OracleCheck {
         // Compared: methods of the common part, and lines below the trace's top woven frame.
         int common = Math.min(woven.size(), depth);
         boolean same = woven.size() == depth || transition;
-        int agreeing = 0;  // frames from the bottom on which both sides agree
         for (int i = 0; same && i < common; i++) {
             // Inside the instrumentation the shadow's own top frame is a top frame too: its line
             // is the last call it recorded, and the sample's scope is only approximate there.
             boolean top = i == woven.size() - 1 || inShadowCode && i == depth - 1;
             same = woven.get(i)[0] == snapshot.ids()[i] && (top || woven.get(i)[1] == snapshot.lines()[i]);
-            if (same) {
-                agreeing++;
-            }
         }
         if (same) {
             return woven.size() == depth && !ahead ? null : inShadowCode && !ahead ? INSTRUMENTATION : "";
         }
-        if (inShadowCode && agreeing >= Math.max(depth, woven.size()) - UNVERIFIABLE_TOP_FRAMES) {
-            return UNVERIFIABLE;
+        if (snapshot.layer() == Layer.SIGNAL && inJitScope(topFirst, snapshot)) {
+            return JIT_SCOPE;
         }
+        return describe(topFirst, snapshot, woven);
+    }
+
+    /** The "JIT scope" rule of the class comment. */
+    private boolean inJitScope(List<Frame> topFirst, Snapshot snapshot) {
+        int depth = snapshot.ids().length;
+        for (List<CompiledCode.Scope> scope : compiledCode.scopesAt(snapshot.pc(), snapshot.codeSequence())) {
+            int inlined = scope.size();
+            if (topFirst.size() < inlined || !startsWith(topFirst, scope)) {
+                continue;
+            }
+            List<int[]> below = new ArrayList<>();   // bottom first: id, line
+            for (int i = topFirst.size() - 1; i >= inlined; i--) {
+                Integer id = ids.get(topFirst.get(i).key());
+                if (id != null) {
+                    below.add(new int[] {id, topFirst.get(i).line()});
+                }
+            }
+            boolean same = below.size() <= depth;
+            for (int i = 0; same && i < below.size(); i++) {
+                same = below.get(i)[0] == snapshot.ids()[i] && below.get(i)[1] == snapshot.lines()[i];
+            }
+            Integer root = ids.get(scope.get(inlined - 1).key());
+            boolean rootInPlace = root == null
+                    || depth > below.size() && snapshot.ids()[below.size()] == root
+                    || depth == below.size() && snapshot.flag() == ShadowStack.CALLING;
+            if (same && rootInPlace) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean startsWith(List<Frame> topFirst, List<CompiledCode.Scope> scope) {
+        for (int i = 0; i < scope.size(); i++) {
+            Frame frame = topFirst.get(i);
+            if (!frame.key().equals(scope.get(i).key()) || frame.bci() != scope.get(i).bci()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private String describe(List<Frame> topFirst, Snapshot snapshot, List<int[]> woven) {
         return "request " + snapshot.id() + " tid " + snapshot.tid() + " flag " + snapshot.flag() + " popped "
-                + name(snapshot.popped()) + "\n      shadow (bottom first): " + describeShadow(snapshot)
+                + name(snapshot.popped())
+                + (snapshot.layer() == Layer.SIGNAL ? " pc in " + compiledCode.describe(snapshot.pc(),
+                        snapshot.codeSequence()) : "") + "\n      shadow (bottom first): " + describeShadow(snapshot)
                 + "\n      trace, woven frames (bottom first): " + describeWoven(woven)
                 + "\n      trace, top frames: " + describeTop(topFirst);
     }
@@ -337,16 +388,16 @@ public final class OracleCheck {
         for (RecordedFrame frame : stack.getFrames()) {
             RecordedMethod method = frame.getMethod();
             if (method == null || method.getType() == null) {
-                frames.add(new Frame("?", -1));
+                frames.add(new Frame("?", -1, -1));
             } else {
                 frames.add(new Frame(method.getType().getName().replace('/', '.') + "#" + method.getName()
-                        + method.getDescriptor(), frame.getLineNumber()));
+                        + method.getDescriptor(), frame.getLineNumber(), frame.getBytecodeIndex()));
             }
         }
         return frames;
     }
 
-    /** Lines "S id layer tid tag rc flag popped overflow depth id:line ..." of oracle.c. */
+    /** Lines "S id layer tid tag rc flag popped overflow pc(hex) code-sequence depth id:line ..." of oracle.c. */
     static List<Snapshot> readSnapshots(Path file) {
         List<Snapshot> snapshots = new ArrayList<>();
         try {
@@ -355,12 +406,12 @@ public final class OracleCheck {
                     continue;
                 }
                 String[] f = line.split(" ");
-                int depth = Integer.parseInt(f[9]);
-                int[][] frames = shadowFrames(f, 10, depth);
+                int depth = Integer.parseInt(f[11]);
+                int[][] frames = shadowFrames(f, 12, depth);
                 Layer layer = f[2].equals("b") ? Layer.BIASED : Layer.SIGNAL;
                 snapshots.add(new Snapshot(Long.parseLong(f[1]), layer, Integer.parseInt(f[3]), Integer.parseInt(f[4]),
                         Integer.parseInt(f[5]), Integer.parseInt(f[6]), Integer.parseInt(f[7]), Integer.parseInt(f[8]),
-                        frames[0], frames[1]));
+                        Long.parseUnsignedLong(f[9], 16), Long.parseLong(f[10]), frames[0], frames[1]));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

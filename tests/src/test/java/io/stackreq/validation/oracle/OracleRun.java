@@ -42,10 +42,11 @@ public final class OracleRun {
         Path bDir = dir.resolve("oracle-" + jdk.feature() + "-b").toAbsolutePath();
         String acSummary = runOne(jdk, acDir, "ac", agentJar, workloads, seconds);
         String bSummary = runOne(jdk, bDir, "b", agentJar, workloads, Math.max(0.5, seconds / 2));
-        OracleCheck ac = new OracleCheck(acDir.resolve("methods.txt"));
+        OracleCheck ac = new OracleCheck(acDir.resolve("methods.txt"),
+                CompiledCode.read(acDir.resolve("compiled-code.txt")));
         ac.checkJvmti(acDir.resolve("jvmti-checks.txt"));
         ac.checkRequests(acDir.resolve("snapshots.txt"), acDir.resolve("recording.jfr"));
-        OracleCheck b = new OracleCheck(bDir.resolve("methods.txt"));
+        OracleCheck b = new OracleCheck(bDir.resolve("methods.txt"), CompiledCode.none());
         b.checkRequests(bDir.resolve("snapshots.txt"), bDir.resolve("recording.jfr"));
         Map<Layer, Map<String, Tally>> tallies = new java.util.LinkedHashMap<>();
         tallies.put(Layer.JVMTI, ac.tallies().getOrDefault(Layer.JVMTI, Map.of()));

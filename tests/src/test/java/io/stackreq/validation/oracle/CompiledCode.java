@@ -1,0 +1,207 @@
+package io.stackreq.validation.oracle;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The JIT's debug information of one run, as liboracle.so recorded it from JVMTI
+ * CompiledMethodLoad (compiled-code.txt, format in compiled_code.c): which compiled method
+ * holds a PC, and which inlined scopes the JVM attributes to it.
+ */
+public final class CompiledCode {
+    /** One scope of a PC's inline stack: "class#name(descriptor)" and bytecode index. */
+    public record Scope(String key, int bci) {
+    }
+
+    /** A compiled method's code, valid from its load to its unload (event sequence numbers). */
+    static final class Method {
+        final String name;
+        final long start;
+        final int size;
+        final long loaded;
+        long unloaded = Long.MAX_VALUE;
+        final List<Long> pcs = new ArrayList<>();
+        final List<List<Scope>> scopes = new ArrayList<>();
+        long[] sortedPcs;
+
+        Method(String name, long start, int size, long loaded) {
+            this.name = name;
+            this.start = start;
+            this.size = size;
+            this.loaded = loaded;
+        }
+
+        boolean contains(long pc) {
+            return pc >= start && pc < start + size;
+        }
+
+        /** The inline stack (innermost first) of the first recorded PC at or after pc, or null. */
+        List<Scope> scopeFrom(long pc) {
+            int index = Arrays.binarySearch(sortedPcs, pc);
+            if (index < 0) {
+                index = -index - 1;
+            }
+            return index < sortedPcs.length ? scopes.get(index) : null;
+        }
+    }
+
+    /** VM-generated code: start, size and name. */
+    private record Generated(long start, int size, String name) {
+    }
+
+    private final TreeMap<Long, List<Method>> byStart = new TreeMap<>();
+    private final int maxSize;
+    private final TreeMap<Long, Generated> generated;
+
+    private CompiledCode(TreeMap<Long, List<Method>> byStart, int maxSize, TreeMap<Long, Generated> generated) {
+        this.byStart.putAll(byStart);
+        this.maxSize = maxSize;
+        this.generated = generated;
+    }
+
+    /** An empty table: no PC is in compiled code. */
+    public static CompiledCode none() {
+        return new CompiledCode(new TreeMap<>(), 0, new TreeMap<>());
+    }
+
+    public static CompiledCode read(Path file) {
+        if (!Files.exists(file)) {
+            return none();
+        }
+        Map<Long, String> keys = new HashMap<>();
+        Map<Long, Method> live = new HashMap<>();
+        TreeMap<Long, List<Method>> byStart = new TreeMap<>();
+        TreeMap<Long, Generated> generated = new TreeMap<>();
+        int maxSize = 0;
+        Method current = null;
+        try (BufferedReader in = Files.newBufferedReader(file)) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String[] f = line.split(" ");
+                switch (f[0]) {
+                    case "D" -> generated.put(Long.parseUnsignedLong(f[1], 16),
+                            new Generated(Long.parseUnsignedLong(f[1], 16), Integer.parseInt(f[2]), f[3]));
+                    case "M" -> keys.put(Long.parseUnsignedLong(f[1], 16), f[2]);
+                    case "L" -> {
+                        current = new Method(keys.getOrDefault(Long.parseUnsignedLong(f[4], 16), "?"),
+                                Long.parseUnsignedLong(f[2], 16), Integer.parseInt(f[3]), Long.parseLong(f[1]));
+                        live.put(current.start, current);
+                        byStart.computeIfAbsent(current.start, s -> new ArrayList<>()).add(current);
+                        maxSize = Math.max(maxSize, current.size);
+                    }
+                    case "P" -> {
+                        List<Scope> stack = new ArrayList<>();
+                        for (int i = 2; i < f.length; i++) {
+                            int colon = f[i].indexOf(':');
+                            stack.add(new Scope(keys.getOrDefault(Long.parseUnsignedLong(f[i].substring(0, colon), 16),
+                                    "?"), Integer.parseInt(f[i].substring(colon + 1))));
+                        }
+                        current.pcs.add(Long.parseUnsignedLong(f[1], 16));
+                        current.scopes.add(List.copyOf(stack));
+                    }
+                    case "U" -> {
+                        Method unloaded = live.remove(Long.parseUnsignedLong(f[2], 16));
+                        if (unloaded != null) {
+                            unloaded.unloaded = Long.parseLong(f[1]);
+                        }
+                    }
+                    default -> throw new IllegalStateException("unexpected line in " + file + ": " + line);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (List<Method> methods : byStart.values()) {
+            for (Method method : methods) {
+                sortByPc(method);
+            }
+        }
+        return new CompiledCode(byStart, maxSize, generated);
+    }
+
+    private static void sortByPc(Method method) {
+        Integer[] order = new Integer[method.pcs.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Long.compareUnsigned(method.pcs.get(a), method.pcs.get(b)));
+        List<List<Scope>> scopes = new ArrayList<>();
+        method.sortedPcs = new long[order.length];
+        for (int i = 0; i < order.length; i++) {
+            method.sortedPcs[i] = method.pcs.get(order[i]);
+            scopes.add(method.scopes.get(order[i]));
+        }
+        method.scopes.clear();
+        method.scopes.addAll(scopes);
+        method.pcs.clear();
+    }
+
+    /**
+     * The compiled method whose code held pc when the signal came (after sequence events): the
+     * one loaded last before it and not unloaded since; else (load events are posted after the
+     * code is installed) the first one loaded after it.
+     */
+    Method methodAt(long pc, long sequence) {
+        Method best = null;
+        Method later = null;
+        for (List<Method> methods : byStart.subMap(pc - maxSize, false, pc, true).values()) {
+            for (Method method : methods) {
+                if (!method.contains(pc)) {
+                    continue;
+                }
+                if (method.loaded <= sequence && method.unloaded > sequence) {
+                    if (best == null || method.loaded > best.loaded) {
+                        best = method;
+                    }
+                } else if (method.loaded > sequence && (later == null || method.loaded < later.loaded)) {
+                    later = method;
+                }
+            }
+        }
+        return best != null ? best : later;
+    }
+
+    /** Where pc is, for mismatch reports: a compiled method or VM code, and the offset in it. */
+    public String describe(long pc, long sequence) {
+        Method method = methodAt(pc, sequence);
+        if (method != null) {
+            return String.format("compiled %s +%d of %d", method.name, pc - method.start, method.size);
+        }
+        Map.Entry<Long, Generated> entry = generated.floorEntry(pc);
+        if (entry != null && pc < entry.getValue().start() + entry.getValue().size()) {
+            return String.format("%s +%d of %d", entry.getValue().name(), pc - entry.getKey(), entry.getValue().size());
+        }
+        return String.format("0x%x (not in code the JVM reported)", pc);
+    }
+
+    /**
+     * The inline stacks (innermost first) the JVM attributes to an interrupted pc: AsyncGetCallTrace
+     * takes the first debug record strictly after pc (the instruction about to run), a walk from
+     * pc - 1 the first at or after pc (the instruction that just ran). Empty when pc is not in
+     * compiled code.
+     */
+    public List<List<Scope>> scopesAt(long pc, long sequence) {
+        Method method = methodAt(pc, sequence);
+        List<List<Scope>> result = new ArrayList<>();
+        if (method == null) {
+            return result;
+        }
+        List<Scope> next = method.scopeFrom(pc + 1);
+        List<Scope> at = method.scopeFrom(pc);
+        if (next != null) {
+            result.add(next);
+        }
+        if (at != null && !at.equals(next)) {
+            result.add(at);
+        }
+        return result;
+    }
+}

@@ -1,0 +1,27 @@
+/*
+ * The JIT's debug information, recorded for the correctness oracle: every compiled method's
+ * code range and, for each PC the JIT recorded, the inlined scopes it attributes to that PC
+ * (JVMTI CompiledMethodLoad with its inline records). The Java checker uses it to tell what
+ * the JVM itself says the interrupted PC executes.
+ */
+#ifndef STACKREQ_TEST_COMPILED_CODE_H
+#define STACKREQ_TEST_COMPILED_CODE_H
+
+#include <jvmti.h>
+#include <stdint.h>
+
+/* Adds the capability and callbacks to what the agent sets up; call from Agent_OnLoad before
+ * SetEventCallbacks. Returns 0 when the file "<dir>/compiled-code.txt" cannot be written. */
+int compiled_code_start(jvmtiEnv *jvmti, const char *dir, jvmtiCapabilities *capabilities,
+                        jvmtiEventCallbacks *callbacks);
+
+/* Call after SetEventCallbacks: turns the events on. */
+void compiled_code_enable(jvmtiEnv *jvmti);
+
+/* How many load and unload events have been recorded so far. Async-signal-safe. */
+uint32_t compiled_code_sequence(void);
+
+/* Flushes and closes the file; later events are ignored. */
+void compiled_code_finish(void);
+
+#endif
