@@ -7,6 +7,7 @@
 #include <string>
 
 #include "agent_state.h"
+#include "code_pages.h"
 #include "emitter.h"
 #include "extension_functions.h"
 #include "jfr_bridge.h"
@@ -39,8 +40,14 @@ void create_method_ids(jvmtiEnv* jvmti, jclass klass) {
 
 void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
 
-void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID, jint, const void*, jint, const jvmtiAddrLocationMap*,
-                                     const void*) {}
+void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID, jint code_size, const void* code_addr, jint,
+                                     const jvmtiAddrLocationMap*, const void*) {
+    static std::atomic<bool> warned{false};
+    if (!CodePages::add(reinterpret_cast<uintptr_t>(code_addr), static_cast<uintptr_t>(code_size)) &&
+        !warned.exchange(true)) {
+        Log::warn("code page table full: samples in later methods' prologues and epilogues are walked as before");
+    }
+}
 
 void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* address, jint length) {
     static std::atomic<bool> warned{false};
@@ -171,7 +178,8 @@ jint start_agent(JavaVM* vm, char* option_text) {
     capabilities.can_get_line_numbers = 1;
     // Listening for CompiledMethodLoad makes HotSpot record debug information at every
     // instruction (DebugNonSafepoints), which a walk from an arbitrary PC needs for the right
-    // line and inlined method; without it compiled hot lines are misattributed.
+    // line and inlined method; without it compiled hot lines are misattributed. The events also
+    // tell which pages hold compiled code (code_pages.h).
     capabilities.can_generate_compiled_method_load_events = 1;
     if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE) Log::warn("no line numbers: capability refused");
     jvmtiEventCallbacks callbacks{};

@@ -17,6 +17,20 @@ struct Registers {
 Registers read_registers(const void* ucontext);
 void write_registers(void* ucontext, const Registers& registers);
 
+// How far the frame of the code at pc is set up, read from the instructions there. pc must lie
+// in code known to be mapped: a stub (only the instruction at pc is read) or a compiled method's
+// page (16 bytes from pc are read; CodePages::contains(pc, 16)).
+enum class FrameSetup {
+    kReturnAddressOnTop,  // before `push rbp`, or after the frame is gone: the caller's PC is at sp
+    kSavedFpOnTop,        // only rbp is pushed: the saved fp at sp, the caller's PC above it
+    kBuilt,               // anywhere else: the frame is complete
+};
+// HotSpot's x86_64 leaf stubs: `push rbp; mov rbp, rsp` ... `leave; ret`.
+FrameSetup stub_frame_setup_at(uintptr_t pc);
+// HotSpot's x86_64 compiled methods: `[stack bang;] push rbp; [mov rbp, rsp;] sub rsp, N` ...
+// `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret`.
+FrameSetup compiled_frame_setup_at(uintptr_t pc);
+
 // A cheap, monotonic cycle counter for latency=: the TSC on x86_64 (about 12 ns to read in
 // these VMs, where clock_gettime costs 30-80 ns). Async-signal-safe.
 uint64_t cycle_counter();

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "arch.h"
+#include "code_pages.h"
 #include "stub_code.h"
 
 namespace stackreq {
@@ -55,6 +56,8 @@ int32_t walk_from(JNIEnv* jni, const void* ucontext, const Registers& registers,
 }
 
 constexpr uintptr_t kMaxStubFrameBytes = 512;
+// How many bytes of code at a PC the frame-setup decoding may read.
+constexpr uintptr_t kInstructionBytes = 16;
 
 bool failed_in_java_code(int32_t result) {
     return result == kWalkUnknownJava || result == kWalkNotWalkableJava;
@@ -65,25 +68,43 @@ bool on_stack(const ThreadSlotView& thread, uintptr_t address, uintptr_t bytes) 
            address + bytes <= thread.stack_high && address + bytes > address;
 }
 
+// Walks from the caller of a frame that is not set up (see FrameSetup); 0 for a built frame.
+// The reads are within the thread's own stack mapping, so they cannot fault.
+int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, FrameSetup setup, CallFrame* frames,
+                                uint32_t max_depth) {
+    const Registers at_signal = read_registers(ucontext);
+    const uintptr_t* top = reinterpret_cast<const uintptr_t*>(at_signal.sp);
+    // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
+    if (setup == FrameSetup::kReturnAddressOnTop && on_stack(thread, at_signal.sp, sizeof(uintptr_t))) {
+        return walk_from(thread.jni, ucontext, Registers{top[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp},
+                         frames, max_depth);
+    }
+    if (setup == FrameSetup::kSavedFpOnTop && on_stack(thread, at_signal.sp, 2 * sizeof(uintptr_t))) {
+        return walk_from(thread.jni, ucontext, Registers{top[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), top[0]},
+                         frames, max_depth);
+    }
+    return 0;
+}
+
 // Retries the walk with registers that describe the caller of the stub.
-// Both reads are within the thread's own stack mapping, so they cannot fault.
+// The reads are within the thread's own stack mapping and the stub's code, so they cannot fault.
 int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
                          uint32_t max_depth) {
-    Registers at_signal = read_registers(ucontext);
-    int32_t result = kWalkUnknownJava;
-
-    // The stub built a frame (push rbp; mov rbp, rsp): caller's pc at fp+8, sp = fp+16. Stub
-    // frames are small; an fp far above sp is a stale frame pointer left by compiled code (C2
-    // does not keep rbp as one), and walking from it would silently skip frames.
+    const Registers at_signal = read_registers(ucontext);
+    int32_t result = walk_from_unbuilt_frame(thread, ucontext, stub_frame_setup_at(at_signal.pc), frames, max_depth);
+    if (result > 0) return result;
+    result = kWalkUnknownJava;
+    // The stub built a frame: caller's pc at fp+8, sp = fp+16. Stub frames are small; an fp far
+    // above sp is a stale frame pointer left by compiled code (C2 does not keep rbp as one), and
+    // walking from it would silently skip frames.
     if (at_signal.fp >= at_signal.sp && at_signal.fp - at_signal.sp <= kMaxStubFrameBytes &&
         on_stack(thread, at_signal.fp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
-        // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
         result = walk_from(thread.jni, ucontext, Registers{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]},
                            frames, max_depth);
         if (result > 0) return result;
     }
-    // The signal hit before the stub's prologue: the return address is at sp.
+    // A stub that builds no frame at all: the return address is at sp.
     if (on_stack(thread, at_signal.sp, sizeof(uintptr_t))) {
         const uintptr_t* top = reinterpret_cast<const uintptr_t*>(at_signal.sp);
         result = walk_from(thread.jni, ucontext, Registers{top[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp},
@@ -185,6 +206,19 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
         uintptr_t sp = read_registers(ucontext).sp;
         if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
     }
+    const uintptr_t pc = read_registers(ucontext).pc;
+    // In a compiled method's prologue or epilogue its frame is not there: AsyncGetCallTrace
+    // would still size it from sp and return a stack made of stale slots, so the walk starts
+    // at the caller (the method itself is entered or left, and the sample goes to the caller).
+    if (thread.stack_high != 0 && CodePages::contains(pc, kInstructionBytes) && !StubCode::contains(pc)) {
+        const FrameSetup setup = compiled_frame_setup_at(pc);
+        if (setup != FrameSetup::kBuilt) {
+            const uint64_t walk_start = first_walk_cycles != nullptr ? cycle_counter() : 0;
+            int32_t result = walk_from_unbuilt_frame(thread, ucontext, setup, frames, max_depth);
+            if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
+            if (result > 0) return result;
+        }
+    }
     const uint64_t walk_start = first_walk_cycles != nullptr ? cycle_counter() : 0;
     int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
     if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
@@ -192,7 +226,7 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled
     // method's prologue, libjvm) unwinding one frame would silently drop Java frames.
-    if (!StubCode::contains(read_registers(ucontext).pc)) return result;
+    if (!StubCode::contains(pc)) return result;
     int32_t retried = walk_from_caller(thread, ucontext, frames, max_depth);
     if (retried > 0) {
         *recovered = true;

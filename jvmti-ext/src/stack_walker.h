@@ -1,7 +1,9 @@
 // Unbiased stack walks from a signal's ucontext with the JVM's AsyncGetCallTrace, plus the
 // stub recovery of DESIGN decision 2: when the walk fails because the PC is in a stub (e.g.
 // an arraycopy stub; see stub_code.h), unwind that one native frame and walk again from the
-// Java caller.
+// Java caller. Where the PC shows that the frame is not set up (a compiled method's prologue
+// or epilogue, code_pages.h; a stub's entry or return) the walk starts at the caller, because
+// AsyncGetCallTrace would size the missing frame from sp and return stale stack slots.
 #pragma once
 
 #include <cstdint>

@@ -20,7 +20,6 @@ import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
 import io.stackreq.validation.oracle.OracleMain;
 import io.stackreq.validation.oracle.OracleRun;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,10 +46,6 @@ class ValidationTest {
     @TempDir
     Path dir;
 
-    @Disabled("issue 4 open: on the exceptions workload some runs have 1-3 mismatches (0.1-0.5%: AsyncGetCallTrace"
-            + " returns a stack without the frame being unwound, or the PC-1 probe sees an inlined callee before its"
-            + " shadow push) and some JIT outcomes leave 10-28% of its samples unverifiable; every other workload"
-            + " matches all traces; numbers from tests/validate")
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {

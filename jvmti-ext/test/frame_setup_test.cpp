@@ -1,0 +1,71 @@
+// Reading how far a frame is set up from the instructions at a PC (arch_x86_64.cpp), on the
+// byte sequences HotSpot's stubs and compiled methods use.
+#include <cstdint>
+
+#include "arch.h"
+#include "check.h"
+
+using namespace stackreq;
+
+namespace {
+
+FrameSetup stub_at(const uint8_t* code) { return stub_frame_setup_at(reinterpret_cast<uintptr_t>(code)); }
+FrameSetup compiled_at(const uint8_t* code) { return compiled_frame_setup_at(reinterpret_cast<uintptr_t>(code)); }
+
+}  // namespace
+
+int main() {
+    // A leaf stub: push rbp; mov rbp, rsp; mov rax, rdi; vzeroupper; leave; ret (+ padding)
+    const uint8_t stub[32] = {0x55, 0x48, 0x8b, 0xec, 0x48, 0x89, 0xf8, 0xc5, 0xf8, 0x77, 0xc9, 0xc3};
+    CHECK(stub_at(stub + 0) == FrameSetup::kReturnAddressOnTop);
+    CHECK(stub_at(stub + 1) == FrameSetup::kSavedFpOnTop);
+    CHECK(stub_at(stub + 4) == FrameSetup::kBuilt);
+    CHECK(stub_at(stub + 7) == FrameSetup::kBuilt);
+    CHECK(stub_at(stub + 10) == FrameSetup::kBuilt);  // leave: the frame is still there
+    CHECK(stub_at(stub + 11) == FrameSetup::kReturnAddressOnTop);
+
+    const uint8_t gcc_style[16] = {0x55, 0x48, 0x89, 0xe5, 0xc2, 0x08, 0x00};
+    CHECK(stub_at(gcc_style + 1) == FrameSetup::kSavedFpOnTop);
+    CHECK(stub_at(gcc_style + 4) == FrameSetup::kReturnAddressOnTop);  // ret imm16
+
+    // Neither the REX prefix nor the opcode alone is a frame pointer move.
+    const uint8_t other_moves[16] = {0x48, 0x8b, 0xc4, 0x48, 0x89, 0xe4};
+    CHECK(stub_at(other_moves) == FrameSetup::kBuilt);
+    CHECK(stub_at(other_moves + 3) == FrameSetup::kBuilt);
+
+    // A C2 method as JDK 17 and 25 emit it: stack bang; push rbp; sub rsp, 0x40; body;
+    // add rsp, 0x40; pop rbp; cmp rsp, [r15 + 0x28]; ja slow; ret
+    const uint8_t method[48] = {
+        0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff,  //  0 mov [rsp - 0x14000], eax
+        0x55,                                      //  7 push rbp
+        0x48, 0x83, 0xec, 0x40,                    //  8 sub rsp, 0x40
+        0x44, 0x89, 0x0a,                          // 12 mov [rdx], r9d
+        0x48, 0x83, 0xc4, 0x40,                    // 15 add rsp, 0x40
+        0x5d,                                      // 19 pop rbp
+        0x49, 0x3b, 0x67, 0x28,                    // 20 cmp rsp, [r15 + 0x28]
+        0x0f, 0x87, 0x30, 0x03, 0x00, 0x00,        // 24 ja slow
+        0xc3,                                      // 30 ret
+    };
+    CHECK(compiled_at(method + 0) == FrameSetup::kReturnAddressOnTop);
+    CHECK(compiled_at(method + 7) == FrameSetup::kReturnAddressOnTop);
+    CHECK(compiled_at(method + 8) == FrameSetup::kSavedFpOnTop);
+    CHECK(compiled_at(method + 12) == FrameSetup::kBuilt);
+    CHECK(compiled_at(method + 15) == FrameSetup::kBuilt);  // add rsp: not deallocated yet
+    CHECK(compiled_at(method + 19) == FrameSetup::kSavedFpOnTop);
+    CHECK(compiled_at(method + 20) == FrameSetup::kReturnAddressOnTop);
+    CHECK(compiled_at(method + 24) == FrameSetup::kReturnAddressOnTop);
+    CHECK(compiled_at(method + 30) == FrameSetup::kReturnAddressOnTop);
+
+    // The poll with a 32-bit displacement (49 3b a7 disp32); a compare that is no poll.
+    const uint8_t poll32[32] = {0x49, 0x3b, 0xa7, 0x40, 0x03, 0x00, 0x00, 0x0f, 0x87, 0x14, 0x2a, 0x00, 0x00, 0xc3};
+    CHECK(compiled_at(poll32) == FrameSetup::kReturnAddressOnTop);
+    const uint8_t not_a_poll[32] = {0x49, 0x3b, 0x67, 0x28, 0x0f, 0x87, 0x30, 0x03, 0x00, 0x00, 0x90};
+    CHECK(compiled_at(not_a_poll) == FrameSetup::kBuilt);  // ja not followed by ret
+    // A spill to a stack slot has the stack bang's opcode, but a positive displacement.
+    const uint8_t spill[16] = {0x89, 0x84, 0x24, 0x88, 0x00, 0x00, 0x00};
+    CHECK(compiled_at(spill) == FrameSetup::kBuilt);
+    // Stub-only readings do not apply to compiled code and vice versa.
+    CHECK(stub_at(method + 19) == FrameSetup::kBuilt);
+    CHECK(stub_at(method + 8) == FrameSetup::kBuilt);
+    return 0;
+}
