@@ -105,12 +105,8 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
         if (result > 0) return result;
     }
     // A stub that builds no frame at all: the return address is at sp.
-    if (on_stack(thread, at_signal.sp, sizeof(uintptr_t))) {
-        const uintptr_t* top = reinterpret_cast<const uintptr_t*>(at_signal.sp);
-        result = walk_from(thread.jni, ucontext, Registers{top[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp},
-                           frames, max_depth);
-    }
-    return result;
+    const int32_t from_sp = walk_from_unbuilt_frame(thread, ucontext, FrameSetup::kReturnAddressOnTop, frames, max_depth);
+    return from_sp != 0 ? from_sp : result;
 }
 
 // When two signals are delivered at once, the kernel stacks both handler frames and ours runs

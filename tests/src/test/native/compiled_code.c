@@ -12,7 +12,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "method_key.h"
 
 #define KNOWN_METHODS (1 << 18)
 
@@ -22,10 +23,6 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_uint g_sequence;
 /* Open addressing; only read and written under g_lock. */
 static jmethodID g_known[KNOWN_METHODS];
-
-static void deallocate(void *memory) {
-    if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
-}
 
 /* Writes an M record the first time a method is seen (also when the table is full). */
 static void declare(jmethodID method) {
@@ -38,20 +35,9 @@ static void declare(jmethodID method) {
             break;
         }
     }
-    jclass declaring = NULL;
-    char *class_signature = NULL, *name = NULL, *signature = NULL;
-    (*g_jvmti)->GetMethodDeclaringClass(g_jvmti, method, &declaring);
-    if (declaring != NULL) (*g_jvmti)->GetClassSignature(g_jvmti, declaring, &class_signature, NULL);
-    (*g_jvmti)->GetMethodName(g_jvmti, method, &name, &signature, NULL);
     fprintf(g_out, "M %lx ", (unsigned long)(uintptr_t)method);
-    /* Lpkg/Name; -> pkg.Name, as JFR readers name classes */
-    const char *c = class_signature != NULL ? class_signature : "L?;";
-    size_t length = strlen(c);
-    for (size_t i = 1; i + 1 < length; i++) fputc(c[i] == '/' ? '.' : c[i], g_out);
-    fprintf(g_out, "#%s%s\n", name != NULL ? name : "?", signature != NULL ? signature : "?");
-    deallocate(class_signature);
-    deallocate(name);
-    deallocate(signature);
+    write_method_key(g_jvmti, g_out, method);
+    fputc('\n', g_out);
 }
 
 static void JNICALL on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr,

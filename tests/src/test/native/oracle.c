@@ -42,6 +42,7 @@
 
 #include "compiled_code.h"
 #include "extension_lookup.h"
+#include "method_key.h"
 
 /* Shadow stack layout, in 32-bit ints; must match ShadowStack.java. */
 enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RESERVED, H_FRAMES };
@@ -362,11 +363,6 @@ JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach
 }
 
 static void write_frame(FILE *out, jmethodID method, jlocation location) {
-    jclass declaring = NULL;
-    char *class_signature = NULL, *name = NULL, *signature = NULL;
-    (*g_jvmti)->GetMethodDeclaringClass(g_jvmti, method, &declaring);
-    if (declaring != NULL) (*g_jvmti)->GetClassSignature(g_jvmti, declaring, &class_signature, NULL);
-    (*g_jvmti)->GetMethodName(g_jvmti, method, &name, &signature, NULL);
     int line = -1;
     jint entries = 0;
     jvmtiLineNumberEntry *table = NULL;
@@ -376,15 +372,9 @@ static void write_frame(FILE *out, jmethodID method, jlocation location) {
         }
         deallocate(table);
     }
-    /* Lclass/Name; -> class.Name, as JFR readers name classes */
     fputc(' ', out);
-    const char *c = class_signature != NULL ? class_signature : "L?;";
-    size_t length = strlen(c);
-    for (size_t i = 1; i + 1 < length; i++) fputc(c[i] == '/' ? '.' : c[i], out);
-    fprintf(out, "#%s%s@%d", name != NULL ? name : "?", signature != NULL ? signature : "?", line);
-    deallocate(class_signature);
-    deallocate(name);
-    deallocate(signature);
+    write_method_key(g_jvmti, out, method);
+    fprintf(out, "@%d", line);
 }
 
 /* Layer (a): the shadow stack and JVMTI GetStackTrace of this thread, one record line:

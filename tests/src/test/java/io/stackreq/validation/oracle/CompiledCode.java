@@ -6,7 +6,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +28,8 @@ public final class CompiledCode {
         final int size;
         final long loaded;
         long unloaded = Long.MAX_VALUE;
-        final List<Long> pcs = new ArrayList<>();
-        final List<List<Scope>> scopes = new ArrayList<>();
-        long[] sortedPcs;
+        /** Recorded PC -> its inline stack, innermost first. */
+        final TreeMap<Long, List<Scope>> scopes = new TreeMap<>();
 
         Method(String name, long start, int size, long loaded) {
             this.name = name;
@@ -46,11 +44,8 @@ public final class CompiledCode {
 
         /** The inline stack (innermost first) of the first recorded PC at or after pc, or null. */
         List<Scope> scopeFrom(long pc) {
-            int index = Arrays.binarySearch(sortedPcs, pc);
-            if (index < 0) {
-                index = -index - 1;
-            }
-            return index < sortedPcs.length ? scopes.get(index) : null;
+            Map.Entry<Long, List<Scope>> entry = scopes.ceilingEntry(pc);
+            return entry == null ? null : entry.getValue();
         }
     }
 
@@ -58,12 +53,12 @@ public final class CompiledCode {
     private record Generated(long start, int size, String name) {
     }
 
-    private final TreeMap<Long, List<Method>> byStart = new TreeMap<>();
+    private final TreeMap<Long, List<Method>> byStart;
     private final int maxSize;
     private final TreeMap<Long, Generated> generated;
 
     private CompiledCode(TreeMap<Long, List<Method>> byStart, int maxSize, TreeMap<Long, Generated> generated) {
-        this.byStart.putAll(byStart);
+        this.byStart = byStart;
         this.maxSize = maxSize;
         this.generated = generated;
     }
@@ -104,8 +99,7 @@ public final class CompiledCode {
                             stack.add(new Scope(keys.getOrDefault(Long.parseUnsignedLong(f[i].substring(0, colon), 16),
                                     "?"), Integer.parseInt(f[i].substring(colon + 1))));
                         }
-                        current.pcs.add(Long.parseUnsignedLong(f[1], 16));
-                        current.scopes.add(List.copyOf(stack));
+                        current.scopes.put(Long.parseUnsignedLong(f[1], 16), List.copyOf(stack));
                     }
                     case "U" -> {
                         Method unloaded = live.remove(Long.parseUnsignedLong(f[2], 16));
@@ -119,29 +113,7 @@ public final class CompiledCode {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        for (List<Method> methods : byStart.values()) {
-            for (Method method : methods) {
-                sortByPc(method);
-            }
-        }
         return new CompiledCode(byStart, maxSize, generated);
-    }
-
-    private static void sortByPc(Method method) {
-        Integer[] order = new Integer[method.pcs.size()];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> Long.compareUnsigned(method.pcs.get(a), method.pcs.get(b)));
-        List<List<Scope>> scopes = new ArrayList<>();
-        method.sortedPcs = new long[order.length];
-        for (int i = 0; i < order.length; i++) {
-            method.sortedPcs[i] = method.pcs.get(order[i]);
-            scopes.add(method.scopes.get(order[i]));
-        }
-        method.scopes.clear();
-        method.scopes.addAll(scopes);
-        method.pcs.clear();
     }
 
     /**

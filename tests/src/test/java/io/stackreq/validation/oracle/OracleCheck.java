@@ -244,13 +244,7 @@ public final class OracleCheck {
 
     /** null: exact match; "": accepted transition; INSTRUMENTATION; JIT_SCOPE; otherwise why it does not match. */
     String compare(List<Frame> topFirst, Snapshot snapshot) {
-        List<int[]> woven = new ArrayList<>();   // bottom first: id, line
-        for (int i = topFirst.size() - 1; i >= 0; i--) {
-            Integer id = ids.get(topFirst.get(i).key());
-            if (id != null) {
-                woven.add(new int[] {id, topFirst.get(i).line()});
-            }
-        }
+        List<int[]> woven = wovenFrames(topFirst, 0);
         int depth = snapshot.ids().length;
         boolean inShadowCode = false;
         for (Frame frame : topFirst) {
@@ -283,6 +277,18 @@ public final class OracleCheck {
         return describe(topFirst, snapshot, woven);
     }
 
+    /** The woven frames of topFirst from index fromTop down, bottom first: (method id, line). */
+    private List<int[]> wovenFrames(List<Frame> topFirst, int fromTop) {
+        List<int[]> woven = new ArrayList<>();
+        for (int i = topFirst.size() - 1; i >= fromTop; i--) {
+            Integer id = ids.get(topFirst.get(i).key());
+            if (id != null) {
+                woven.add(new int[] {id, topFirst.get(i).line()});
+            }
+        }
+        return woven;
+    }
+
     /** The "JIT scope" rule of the class comment. */
     private boolean inJitScope(List<Frame> topFirst, Snapshot snapshot) {
         int depth = snapshot.ids().length;
@@ -291,13 +297,7 @@ public final class OracleCheck {
             if (topFirst.size() < inlined || !startsWith(topFirst, scope)) {
                 continue;
             }
-            List<int[]> below = new ArrayList<>();   // bottom first: id, line
-            for (int i = topFirst.size() - 1; i >= inlined; i--) {
-                Integer id = ids.get(topFirst.get(i).key());
-                if (id != null) {
-                    below.add(new int[] {id, topFirst.get(i).line()});
-                }
-            }
+            List<int[]> below = wovenFrames(topFirst, inlined);
             boolean same = below.size() <= depth;
             for (int i = 0; same && i < below.size(); i++) {
                 same = below.get(i)[0] == snapshot.ids()[i] && below.get(i)[1] == snapshot.lines()[i];
