@@ -7,6 +7,7 @@
 #include <string>
 
 #include "agent_state.h"
+#include "chunk_hook.h"
 #include "code_pages.h"
 #include "emitter.h"
 #include "extension_functions.h"
@@ -55,6 +56,11 @@ void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* 
         !warned.exchange(true)) {
         Log::warn("stub table full: walks that fail in later stubs are not recovered");
     }
+}
+
+void JNICALL on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, jclass, jobject, const char* name, jobject,
+                                jint length, const unsigned char* data, jint* new_length, unsigned char** new_data) {
+    ChunkHook::on_class_file_load(jvmti, jni, name, length, data, new_length, new_data);
 }
 
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) { create_method_ids(jvmti, klass); }
@@ -182,6 +188,10 @@ jint start_agent(JavaVM* vm, char* option_text) {
     // tell which pages hold compiled code (code_pages.h).
     capabilities.can_generate_compiled_method_load_events = 1;
     if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE) Log::warn("no line numbers: capability refused");
+    // To put events into JFR's chunk files (chunk_hook.h); ChunkHook::install says when refused.
+    jvmtiCapabilities retransform{};
+    retransform.can_retransform_classes = 1;
+    jvmti->AddCapabilities(&retransform);
     jvmtiEventCallbacks callbacks{};
     callbacks.VMInit = on_vm_init;
     callbacks.VMDeath = on_vm_death;
@@ -189,6 +199,7 @@ jint start_agent(JavaVM* vm, char* option_text) {
     callbacks.ThreadEnd = on_thread_end;
     callbacks.ClassLoad = on_class_load;
     callbacks.ClassPrepare = on_class_prepare;
+    callbacks.ClassFileLoadHook = on_class_file_load;
     callbacks.CompiledMethodLoad = on_compiled_method_load;
     callbacks.DynamicCodeGenerated = on_dynamic_code_generated;
     jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent_state.h"
+#include "chunk_hook.h"
 #include "counters.h"
 #include "event_store.h"
 #include "jfr_chunk.h"
@@ -39,6 +40,9 @@ struct EmitterState {
     int64_t file_written_ticks = 0;
     bool file_started = false;
     bool file_failed = false;
+    // With the chunk hook: every event requested up to here is in a JFR chunk file.
+    int64_t jfr_written_ticks = std::numeric_limits<int64_t>::min();
+    int64_t last_new_chunk_request = 0;
     std::vector<jvmtiFrameInfo> frame_buffer;
     std::vector<StackFrameEntry> frames;
 };
@@ -209,15 +213,14 @@ bool write_chunk_to(const char* path, int flags, const ChunkContent& content, st
 
 // The JDK 25 reader times every chunk of a file by the first chunk's header (see ChunkContent::
 // append_to), so a chunk appended to a JVM recording is written on that recording's tick scale.
-void read_destination_tick_scale(const char* path, TickScale* out) {
+// Returns false when the file does not start with a chunk header.
+bool read_first_chunk_header(const char* path, TickScale* scale) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return;
+    if (fd < 0) return false;
     char header[68];
     ssize_t n = pread(fd, header, sizeof(header), 0);
     close(fd);
-    if (n != static_cast<ssize_t>(sizeof(header)) || !read_tick_scale(header, sizeof(header), out)) {
-        Log::debug("%s: no JFR chunk header to align times with", path);
-    }
+    return n == static_cast<ssize_t>(sizeof(header)) && read_tick_scale(header, sizeof(header), scale);
 }
 
 void fill_chunk_header(EmitterState& e, int64_t from_ticks, int64_t to_ticks, ChunkContent* content) {
@@ -225,6 +228,15 @@ void fill_chunk_header(EmitterState& e, int64_t from_ticks, int64_t to_ticks, Ch
     content->start_epoch_nanos = epoch_nanos_of(from_ticks);
     content->duration_nanos = to_ticks > from_ticks ? to_ticks - from_ticks : 0;
     content->request_event_type_id = e.event_type_id;
+}
+
+// Drops what every destination has: the file= recording (by index) and the JFR chunks (with the
+// hook, by time; without it the store keeps what running recordings need).
+void trim_locked(EmitterState& e) {
+    bool file_pending = agent().file_mode && !e.file_failed;
+    uint64_t keep_index = file_pending ? e.file_written_index : e.store.end_index();
+    int64_t keep_ticks = ChunkHook::installed() ? e.jfr_written_ticks + 1 : monotonic_ticks() + 1;
+    e.store.trim(keep_index, keep_ticks);
 }
 
 // file= mode: everything stored since the last write becomes one chunk. Caller holds mutex.
@@ -253,7 +265,25 @@ void write_file_chunk_locked(EmitterState& e, bool final_chunk) {
     e.file_started = true;
     e.file_written_index = e.store.end_index();
     e.file_written_ticks = now;
-    e.store.trim(e.file_written_index, now + 1);
+    trim_locked(e);
+}
+
+// Appends to path a chunk with the events requested in (after, until] and a statistics event
+// taken now (stamped no later than until). Nothing is written when there is neither an event nor
+// an enabled event type to account for.
+bool append_window_locked(EmitterState& e, int64_t after, int64_t until, const char* path, const TickScale& scale,
+                          std::string* error) {
+    int64_t now = monotonic_ticks();
+    ChunkContent content;
+    e.store.add_statistics(snapshot(std::min(now, until)));
+    e.store.collect({0, after + 1, until, after + 1}, *e.methods, e.threads, &content);
+    if (content.events.empty() && !agent().event_enabled.load(std::memory_order_acquire)) return true;
+    int64_t first = content.events.empty() ? until : std::min(until, content.events.front().start_ticks);
+    fill_chunk_header(e, first, until, &content);
+    content.append_to = scale;
+    if (!write_chunk_to(path, O_APPEND, content, error)) return false;
+    Log::debug("appended %zu events to %s", content.events.size(), path);
+    return true;
 }
 
 void periodic_locked(EmitterState& e) {
@@ -263,10 +293,22 @@ void periodic_locked(EmitterState& e) {
     e.last_statistics_ticks = now;
     if (state.file_mode) {
         write_file_chunk_locked(e, false);
-    } else {
+    } else if (!ChunkHook::installed() || state.event_enabled.load(std::memory_order_acquire)) {
         e.store.add_statistics(snapshot(now));
-        e.store.trim(e.store.end_index(), now + 1);
     }
+    trim_locked(e);
+}
+
+// Too many events wait for JFR to finish the current chunk: ask for a new one (at most once a
+// second), so that what stackreq holds does not grow with the recording.
+bool wants_new_chunk_locked(EmitterState& e) {
+    int64_t now = monotonic_ticks();
+    if (!ChunkHook::installed() || e.store.size() < agent().options.pending_limit ||
+        now - e.last_new_chunk_request < 1000000000) {
+        return false;
+    }
+    e.last_new_chunk_request = now;
+    return true;
 }
 
 void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
@@ -281,10 +323,15 @@ void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
             deadline.tv_nsec -= 1000000000;
         }
         sem_timedwait(&state.emitter_wakeup, &deadline);
-        std::lock_guard<std::mutex> guard(e.mutex);
-        if (e.stopping.load()) break;
-        drain_locked(e, jni);
-        periodic_locked(e);
+        bool new_chunk;
+        {
+            std::lock_guard<std::mutex> guard(e.mutex);
+            if (e.stopping.load()) break;
+            drain_locked(e, jni);
+            periodic_locked(e);
+            new_chunk = wants_new_chunk_locked(e);
+        }
+        if (new_chunk) ChunkHook::request_new_chunk(jni);
     }
     e.thread_exited.store(true);
 }
@@ -330,6 +377,49 @@ void Emitter::set_event_type_id(uint64_t id) {
     emitter().event_type_id = id;
 }
 
+void Emitter::chunk_finished(JNIEnv* jni, const char* path) {
+    EmitterState& e = emitter();
+    if (e.methods == nullptr) return;
+    std::lock_guard<std::mutex> guard(e.mutex);
+    drain_all_locked(e, jni);
+    TickScale scale;
+    if (!read_first_chunk_header(path, &scale)) {
+        Log::warn("%s: no JFR chunk header; its stackreq events go into the next chunk", path);
+        return;
+    }
+    // Up to now rather than to the JVM chunk's end: events requested while JFR was closing the
+    // chunk (milliseconds) are in this one too, and when it is the last chunk nothing is left
+    // for a recording that has stopped. The appended chunk's own header covers them.
+    int64_t until = monotonic_ticks();
+    std::string error;
+    if (!append_window_locked(e, e.jfr_written_ticks, until, path, scale, &error)) {
+        Log::warn("%s: the stackreq events of this chunk are lost", error.c_str());
+    }
+    e.jfr_written_ticks = until;
+    trim_locked(e);
+}
+
+bool Emitter::last_recording_stopped(JNIEnv* jni, const char* destination, std::string* error) {
+    EmitterState& e = emitter();
+    if (e.methods == nullptr) return true;
+    std::lock_guard<std::mutex> guard(e.mutex);
+    drain_all_locked(e, jni);
+    int64_t now = monotonic_ticks();
+    bool ok = true;
+    if (destination != nullptr) {
+        TickScale scale;
+        if (!read_first_chunk_header(destination, &scale)) scale = TickScale{};
+        ok = append_window_locked(e, e.jfr_written_ticks, now, destination, scale, error);
+    }
+    size_t before = e.store.size();
+    e.jfr_written_ticks = now;
+    trim_locked(e);
+    if (destination == nullptr && before > e.store.size()) {
+        Log::debug("%zu events requested after the last chunk of the last recording discarded", before - e.store.size());
+    }
+    return ok;
+}
+
 void Emitter::recording_started(int64_t recording_id) {
     std::lock_guard<std::mutex> guard(emitter().mutex);
     emitter().store.recording_started(recording_id, monotonic_ticks());
@@ -350,12 +440,13 @@ bool Emitter::recording_stopped(JNIEnv* jni, int64_t recording_id, const char* p
         ChunkContent content;
         e.store.collect({0, start, now, start}, *e.methods, e.threads, &content);
         fill_chunk_header(e, start, now, &content);
-        read_destination_tick_scale(path, &content.append_to);
+        if (!read_first_chunk_header(path, &content.append_to)) {
+            Log::debug("%s: no JFR chunk header to align times with", path);
+        }
         ok = write_chunk_to(path, O_APPEND, content, error);
         if (ok) Log::info("appended %zu events to %s", content.events.size(), path);
     }
-    e.store.trim(agent().file_mode ? e.file_written_index : e.store.end_index(),
-                 agent().file_mode ? e.file_written_ticks + 1 : monotonic_ticks());
+    trim_locked(e);
     return ok;
 }
 

@@ -1,7 +1,9 @@
 // The emitter: a JVMTI agent thread that drains the request ring, resolves methods and
-// threads, deduplicates stacks into the event store, takes statistics, and writes chunks
-// (file= mode periodically; JFR recordings when they stop). Every public function may be
-// called from any Java thread in a normal context; a mutex serializes them.
+// threads, deduplicates stacks into the event store, takes statistics, and writes chunks:
+// into each JFR chunk file as JFR finishes it (chunk_hook.h), or, when that hook is not
+// available, into a recording's destination when it stops; file= mode periodically. Every
+// public function may be called from any Java thread in a normal context; a mutex serializes
+// them.
 #pragma once
 
 #include <jni.h>
@@ -25,6 +27,16 @@ public:
     static void flush_from_any_thread();
 
     static void set_event_type_id(uint64_t id);
+
+    // JFR has closed the chunk file at path (ChunkHook): appends a chunk with the events requested
+    // since the previous cut, up to now.
+    static void chunk_finished(JNIEnv* jni, const char* path);
+    // With the chunk hook: the last running recording stopped. The events requested after the
+    // last chunk's cut are appended to destination (when not null: the recording's file, written
+    // by JFR by now), the rest discarded, since no chunk will take them.
+    static bool last_recording_stopped(JNIEnv* jni, const char* destination, std::string* error);
+
+    // Without the chunk hook: a recording that enables the event started or stopped.
     static void recording_started(int64_t recording_id);
     // Appends the chunk of this recording's events to path (when not null). Returns false and
     // sets *error when the file cannot be written.

@@ -73,8 +73,8 @@ void EventStore::collect(const Selection& selection, MethodResolver& methods, Th
     }
 }
 
-void EventStore::trim(uint64_t keep_from_index, int64_t keep_statistics_from_ticks) {
-    int64_t oldest_needed = std::numeric_limits<int64_t>::max();
+void EventStore::trim(uint64_t keep_from_index, int64_t keep_from_ticks) {
+    int64_t oldest_needed = keep_from_ticks;
     for (const auto& recording : running_) oldest_needed = std::min(oldest_needed, recording.second);
     while (!events_.empty() && base_index_ < keep_from_index && events_.front().ticks < oldest_needed) {
         events_.pop_front();
@@ -82,7 +82,7 @@ void EventStore::trim(uint64_t keep_from_index, int64_t keep_statistics_from_tic
     }
     statistics_.erase(std::remove_if(statistics_.begin(), statistics_.end(),
                                      [&](const StatisticsEvent& s) {
-                                         return s.start_ticks < oldest_needed && s.start_ticks < keep_statistics_from_ticks;
+                                         return s.start_ticks < oldest_needed;
                                      }),
                       statistics_.end());
 }

@@ -1,5 +1,6 @@
-// Resolved events kept until every destination has them: the JFR recordings that enable
-// jdk.StackTraceRequest (their chunk is appended when they stop) and the file= recording.
+// Resolved events kept until every destination has them: JFR's chunk files (or, without the
+// chunk hook, the recordings that enable jdk.StackTraceRequest, when they stop) and the file=
+// recording.
 // Stacks are deduplicated here. Not thread-safe: the emitter serializes access.
 #pragma once
 
@@ -51,9 +52,10 @@ public:
 
     uint64_t end_index() const { return base_index_ + events_.size(); }
     size_t size() const { return events_.size(); }
-    // Drops what no running recording needs, keeping events from keep_from_index and
-    // statistics from keep_statistics_from_ticks on (the file= recording's unwritten part).
-    void trim(uint64_t keep_from_index, int64_t keep_statistics_from_ticks);
+    // Drops what no destination needs any more: keeps events from absolute index keep_from_index
+    // on (the file= recording's unwritten part), events and statistics from keep_from_ticks on,
+    // and whatever a running recording (recording_started) still needs.
+    void trim(uint64_t keep_from_index, int64_t keep_from_ticks);
 
 private:
     std::deque<StoredEvent> events_;

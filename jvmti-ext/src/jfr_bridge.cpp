@@ -3,12 +3,19 @@
 #include <string>
 
 #include "agent_state.h"
+#include "chunk_hook.h"
 #include "emitter.h"
 #include "log.h"
 
 namespace stackreq {
 
 namespace {
+
+jstring error_or_null(JNIEnv* jni, bool ok, const std::string& error) {
+    if (ok) return nullptr;
+    Log::warn("%s", error.c_str());
+    return jni->NewStringUTF(error.c_str());
+}
 
 void JNICALL recording_seen(JNIEnv*, jclass) { agent().recording_seen.store(true, std::memory_order_release); }
 
@@ -31,9 +38,23 @@ jstring JNICALL recording_stopped(JNIEnv* jni, jclass, jlong id, jstring path) {
     std::string error;
     bool ok = Emitter::recording_stopped(jni, id, chars, &error);
     if (chars != nullptr) jni->ReleaseStringUTFChars(path, chars);
+    return error_or_null(jni, ok, error);
+}
+
+jstring JNICALL install_chunk_hook(JNIEnv* jni, jclass, jbyteArray hook_class, jobject recorder) {
+    std::string error;
+    bool ok = hook_class != nullptr && recorder != nullptr && ChunkHook::install(jni, hook_class, recorder, &error);
     if (ok) return nullptr;
-    Log::warn("%s", error.c_str());
+    if (error.empty()) error = "no hook class or recorder";
     return jni->NewStringUTF(error.c_str());
+}
+
+jstring JNICALL last_recording_stopped(JNIEnv* jni, jclass, jstring destination) {
+    const char* chars = destination == nullptr ? nullptr : jni->GetStringUTFChars(destination, nullptr);
+    std::string error;
+    bool ok = Emitter::last_recording_stopped(jni, chars, &error);
+    if (chars != nullptr) jni->ReleaseStringUTFChars(destination, chars);
+    return error_or_null(jni, ok, error);
 }
 
 const JNINativeMethod kNatives[] = {
@@ -44,6 +65,10 @@ const JNINativeMethod kNatives[] = {
     {const_cast<char*>("recordingStarted"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(recording_started)},
     {const_cast<char*>("recordingStopped"), const_cast<char*>("(JLjava/lang/String;)Ljava/lang/String;"),
      reinterpret_cast<void*>(recording_stopped)},
+    {const_cast<char*>("installChunkHook"), const_cast<char*>("([BLjdk/jfr/FlightRecorder;)Ljava/lang/String;"),
+     reinterpret_cast<void*>(install_chunk_hook)},
+    {const_cast<char*>("lastRecordingStopped"), const_cast<char*>("(Ljava/lang/String;)Ljava/lang/String;"),
+     reinterpret_cast<void*>(last_recording_stopped)},
 };
 
 bool failed(JNIEnv* jni, const char* what) {

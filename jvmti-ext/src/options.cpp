@@ -85,6 +85,9 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "stack-cache") {
             ok = ok && parse_uint(value, 0, 1u << 20, &number);
             if (ok) out->stack_cache = static_cast<uint32_t>(number);
+        } else if (name == "pending") {
+            ok = ok && parse_uint(value, 1000, 100000000, &number);
+            if (ok) out->pending_limit = static_cast<uint32_t>(number);
         } else if (name == "log") {
             ok = ok && parse_log(value, out);
         } else if (name == "extensions") {
@@ -97,7 +100,8 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "stats") {
             ok = ok && parse_duration_ns(value, &out->stats_period_ns);
         } else {
-            *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, log, extensions, events-jar, stats, latency)";
+            *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, pending, log, extensions, "
+                     "events-jar, stats, latency)";
             return false;
         }
         if (!ok) {

@@ -13,6 +13,9 @@ struct Options {
     uint32_t ring_slots = 4096;   // ring=N: request slots, rounded up to a power of two
     uint32_t max_depth = 256;     // depth=N: frames per stack trace
     uint32_t stack_cache = 8192;  // stack-cache=N: walked stacks remembered resolved (0 = off)
+    // pending=N: events waiting for JFR's current chunk to finish; beyond it stackreq asks JFR to
+    // start a new chunk (as a dump does). 40 bytes an event.
+    uint32_t pending_limit = 500000;
     LogLevel log_level = LogLevel::kWarn;  // log=off|warn|info|debug[:PATH]
     std::string log_path;
     bool extensions = true;       // extensions=off: do not add the extension ids

@@ -1,7 +1,11 @@
 package io.stackreq.jfr.internal;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import io.stackreq.jfr.StackTraceRequestEvent;
 import jdk.jfr.EventType;
@@ -14,10 +18,26 @@ import jdk.jfr.RecordingState;
  * Connects JFR to libstackreq. Started by the agent at VMInit. JFR itself is not initialized
  * here: the event class is registered when JFR starts (a recording, jcmd, or
  * -XX:StartFlightRecording), so a JVM that never records pays nothing.
+ *
+ * <p>When JFR starts, the chunk hook is installed (see {@link ChunkHookTransformer}): from then on
+ * libstackreq writes its events into each chunk file JFR finishes, and recordings need nothing
+ * more from this class than the enabled gate. Where the hook cannot be installed, stackreq says
+ * so in one line and appends each recording's events to its destination when it stops.
  */
 public final class Bootstrap {
+    private static final String HOOK_CLASS = "/io/stackreq/jfr/boot/ChunkFinishHook.class";
+    /** How soon a settings change reaches the request gate. */
+    private static final long SETTINGS_POLL_MILLIS = 20;
+
     private static volatile boolean started;
     private static volatile EventType eventType;
+    private static volatile boolean continuous;
+    /**
+     * Destinations of in-memory recordings: when the last recording is in memory, JFR writes it
+     * straight to its destination (no chunk file to hook) and forgets the path before it tells
+     * the listeners, so the path is noted while the recording runs.
+     */
+    private static final Map<Long, Path> memoryDestinations = new ConcurrentHashMap<>();
 
     private Bootstrap() {
     }
@@ -38,6 +58,16 @@ public final class Bootstrap {
         NativeBridge.setEventEnabled(type != null && type.isEnabled() && anyRunningRecordingEnablesEvent());
     }
 
+    /** Called by libstackreq's emitter thread before it asks JFR for a new chunk. */
+    static boolean diskRecordingRunning() {
+        for (Recording recording : FlightRecorder.getFlightRecorder().getRecordings()) {
+            if (recording.getState() == RecordingState.RUNNING && recording.isToDisk()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     // EventType.isEnabled() may still be true while a stopping recording is being written out.
     private static boolean anyRunningRecordingEnablesEvent() {
         if (!FlightRecorder.isInitialized()) {
@@ -51,9 +81,64 @@ public final class Bootstrap {
         return false;
     }
 
+    private static boolean noRecordingRunning() {
+        for (Recording recording : FlightRecorder.getFlightRecorder().getRecordings()) {
+            if (recording.getState() == RecordingState.RUNNING) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean enablesEvent(Recording recording) {
         Map<String, String> settings = recording.getSettings();
         return "true".equals(settings.get(StackTraceRequestEvent.NAME + "#enabled"));
+    }
+
+    private static void noteMemoryDestinations() {
+        for (Recording recording : FlightRecorder.getFlightRecorder().getRecordings()) {
+            Path destination = recording.getDestination();
+            if (recording.getState() == RecordingState.RUNNING && !recording.isToDisk() && destination != null) {
+                memoryDestinations.put(recording.getId(), destination);
+            }
+        }
+    }
+
+    /**
+     * JFR applies {@code Recording.enable/disable}, a second recording's settings and
+     * {@code jcmd JFR.configure} without telling listeners; a poll brings each change to the
+     * request gate within {@link #SETTINGS_POLL_MILLIS}.
+     */
+    private static void pollSettings() {
+        while (true) {
+            try {
+                refreshEnabled();
+                if (continuous) {
+                    noteMemoryDestinations();
+                }
+                TimeUnit.MILLISECONDS.sleep(SETTINGS_POLL_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                System.err.println("[stackreq] settings poll: " + e);
+            }
+        }
+    }
+
+    private static boolean installChunkHook(FlightRecorder recorder) {
+        String error;
+        try (InputStream in = Bootstrap.class.getResourceAsStream(HOOK_CLASS)) {
+            error = in == null ? HOOK_CLASS + " missing from the events jar"
+                    : NativeBridge.installChunkHook(in.readAllBytes(), recorder);
+        } catch (IOException e) {
+            error = "cannot read " + HOOK_CLASS + ": " + e;
+        }
+        if (error != null) {
+            System.err.println("[stackreq] continuous recordings unavailable on this JDK (" + error
+                    + "): jdk.StackTraceRequest events reach a recording only when it stops");
+            return false;
+        }
+        return true;
     }
 
     private static final class Listener implements FlightRecorderListener {
@@ -63,6 +148,10 @@ public final class Bootstrap {
             EventType type = EventType.getEventType(StackTraceRequestEvent.class);
             eventType = type;
             NativeBridge.setEventTypeId(type.getId());
+            continuous = installChunkHook(recorder);
+            Thread poll = new Thread(Bootstrap::pollSettings, "stackreq JFR settings");
+            poll.setDaemon(true);
+            poll.start();
             for (Recording recording : recorder.getRecordings()) {
                 if (recording.getState() == RecordingState.RUNNING) {
                     recordingStateChanged(recording);
@@ -76,21 +165,41 @@ public final class Bootstrap {
             RecordingState state = recording.getState();
             if (state == RecordingState.RUNNING) {
                 NativeBridge.recordingSeen();
-                if (enablesEvent(recording)) {
+                if (continuous) {
+                    noteMemoryDestinations();
+                } else if (enablesEvent(recording)) {
                     NativeBridge.recordingStarted(recording.getId());
                 }
             } else if (state == RecordingState.STOPPED || state == RecordingState.CLOSED) {
                 // Close the gate first (unless another recording keeps the event on), so every
                 // request accepted until now is in the chunk and none is accepted for nobody.
                 refreshEnabled();
-                Path destination = recording.getDestination();
-                String error = NativeBridge.recordingStopped(recording.getId(),
-                        state == RecordingState.STOPPED && destination != null ? destination.toString() : null);
+                String error = continuous ? recordingEnded(recording, state) : appendAtStop(recording, state);
                 if (error != null) {
                     System.err.println("[stackreq] " + error);
                 }
             }
             refreshEnabled();
+        }
+
+        /**
+         * Events requested after the last chunk's cut and before the gate closed belong to no
+         * chunk; when the last recording stops they go to its destination (written by now, from
+         * chunk files or, for an in-memory recording, by the JVM from memory), else nowhere.
+         */
+        private String recordingEnded(Recording recording, RecordingState state) {
+            Path memoryDestination = memoryDestinations.remove(recording.getId());
+            if (state != RecordingState.STOPPED || !noRecordingRunning()) {
+                return null;
+            }
+            Path destination = recording.isToDisk() ? recording.getDestination() : memoryDestination;
+            return NativeBridge.lastRecordingStopped(destination == null ? null : destination.toString());
+        }
+
+        private String appendAtStop(Recording recording, RecordingState state) {
+            Path destination = recording.getDestination();
+            return NativeBridge.recordingStopped(recording.getId(),
+                    state == RecordingState.STOPPED && destination != null ? destination.toString() : null);
         }
     }
 }

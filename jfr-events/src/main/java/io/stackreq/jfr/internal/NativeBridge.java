@@ -20,10 +20,28 @@ final class NativeBridge {
     /** JFR's type id of the registered event class, used for the type in appended chunks. */
     static native void setEventTypeId(long id);
 
+    /**
+     * Installs the chunk hook: defines {@code hookClass} (the bytes of
+     * {@code io.stackreq.jfr.boot.ChunkFinishHook}) in the boot loader and rewrites JFR's
+     * {@code RepositoryChunk}.
+     *
+     * @return null when installed, else a one-line reason
+     */
+    static native String installChunkHook(byte[] hookClass, jdk.jfr.FlightRecorder recorder);
+
+    /**
+     * With the chunk hook: the last running recording stopped. The events not yet in a chunk are
+     * appended to {@code destination} (when not null), the others discarded: nothing records them.
+     *
+     * @return null on success, else a one-line error
+     */
+    static native String lastRecordingStopped(String destination);
+
+    /** Without the chunk hook: a recording that enables the event started. */
     static native void recordingStarted(long recordingId);
 
     /**
-     * Flushes the requests accepted so far and appends the chunk of this recording's events to
+     * Without the chunk hook: flushes the requests accepted so far and appends the chunk of this recording's events to
      * {@code destination} (when not null).
      *
      * @return null on success, else a one-line error

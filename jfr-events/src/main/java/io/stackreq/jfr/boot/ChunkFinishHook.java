@@ -1,0 +1,23 @@
+package io.stackreq.jfr.boot;
+
+/**
+ * The call JFR makes, once per finished chunk, into libstackreq. libstackreq defines this class
+ * in the boot class loader (so that {@code jdk.jfr.internal.RepositoryChunk}, a boot class, can
+ * link to it), registers its native and inserts a call to {@link #finishing} at the start of
+ * {@code RepositoryChunk.finish(Instant)}: at that point the JVM has written the chunk file
+ * completely and JFR has not yet measured its size, so whatever libstackreq appends to the file
+ * travels with the chunk into every dump, copy and stop, and is deleted with it.
+ *
+ * <p>Not for use by applications.
+ */
+public final class ChunkFinishHook {
+    private ChunkFinishHook() {
+    }
+
+    /**
+     * Appends stackreq's events of the chunk's time window to the chunk file.
+     *
+     * @param chunkFile the finished chunk file, as JFR's repository names it
+     */
+    public static native void finishing(String chunkFile);
+}

@@ -1,0 +1,100 @@
+package io.stackreq.jfr.internal;
+
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * Rewrites {@code jdk.jfr.internal.RepositoryChunk} so that {@code finish(Instant)} first calls
+ * {@code io.stackreq.jfr.boot.ChunkFinishHook.finishing(String.valueOf(chunkFile))}. Called by
+ * libstackreq from its ClassFileLoadHook while it retransforms that one class.
+ *
+ * <p>The class is checked, not assumed: when the method or the {@code chunkFile} field is not
+ * there (a JDK whose JFR works differently), nothing is changed and the caller is told why, so
+ * that stackreq falls back to appending its events when a recording stops.
+ */
+public final class ChunkHookTransformer {
+    static final String TARGET = "jdk/jfr/internal/RepositoryChunk";
+    private static final String METHOD = "finish";
+    private static final String METHOD_DESCRIPTOR = "(Ljava/time/Instant;)Z";
+    private static final String FIELD = "chunkFile";
+    private static final String HOOK = "io/stackreq/jfr/boot/ChunkFinishHook";
+
+    private static volatile String lastError;
+
+    private ChunkHookTransformer() {
+    }
+
+    /**
+     * Returns the rewritten class, or null (and {@link #lastError} says why) when the class does
+     * not have the expected shape.
+     */
+    public static byte[] transform(byte[] classFile) {
+        try {
+            ClassReader reader = new ClassReader(classFile);
+            String fieldDescriptor = findFieldDescriptor(reader);
+            if (fieldDescriptor == null) {
+                lastError = TARGET + " has no field " + FIELD;
+                return null;
+            }
+            ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+            boolean[] found = new boolean[1];
+            reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                        String[] exceptions) {
+                    MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+                    if (!METHOD.equals(name) || !METHOD_DESCRIPTOR.equals(descriptor)
+                            || (access & Opcodes.ACC_STATIC) != 0) {
+                        return next;
+                    }
+                    found[0] = true;
+                    return new MethodVisitor(Opcodes.ASM9, next) {
+                        @Override
+                        public void visitCode() {
+                            super.visitCode();
+                            // Straight-line code: the method's existing stack map frames stay valid.
+                            visitVarInsn(Opcodes.ALOAD, 0);
+                            visitFieldInsn(Opcodes.GETFIELD, TARGET, FIELD, fieldDescriptor);
+                            visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/String", "valueOf",
+                                    "(Ljava/lang/Object;)Ljava/lang/String;", false);
+                            visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "finishing", "(Ljava/lang/String;)V", false);
+                        }
+                    };
+                }
+            }, 0);
+            if (!found[0]) {
+                lastError = TARGET + " has no method " + METHOD + METHOD_DESCRIPTOR;
+                return null;
+            }
+            lastError = null;
+            return writer.toByteArray();
+        } catch (RuntimeException e) {
+            lastError = "cannot rewrite " + TARGET + ": " + e;
+            return null;
+        }
+    }
+
+    /** Why the last {@link #transform} returned null, or null. */
+    public static String lastError() {
+        return lastError;
+    }
+
+    private static String findFieldDescriptor(ClassReader reader) {
+        String[] descriptor = new String[1];
+        reader.accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public FieldVisitor visitField(int access, String name, String fieldDescriptor, String signature,
+                    Object value) {
+                if (FIELD.equals(name) && (access & Opcodes.ACC_STATIC) == 0 && fieldDescriptor.startsWith("L")) {
+                    descriptor[0] = fieldDescriptor;
+                }
+                return null;
+            }
+        }, ClassReader.SKIP_CODE);
+        return descriptor[0];
+    }
+}
