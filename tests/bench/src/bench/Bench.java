@@ -26,6 +26,8 @@ public final class Bench {
     final List<Jvm> jdks = new ArrayList<>();
     final Set<String> parts = new LinkedHashSet<>();
     final int reps;
+    /** Length of the continuous-recording memory run (--minutes). */
+    int continuousMinutes = 30;
     final Path nativeDir = Path.of(System.getProperty("bench.native"));
     final Path asyncProfiler = Path.of(System.getProperty("bench.asprof"));
     final String classpath = System.getProperty("bench.cp");
@@ -47,7 +49,8 @@ public final class Bench {
 
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
-        System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--only overhead,latency,emitter,memory]");
+        System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
+                + " [--only overhead,latency,emitter,memory,continuous]");
         System.exit(2);
     }
 
@@ -56,12 +59,17 @@ public final class Bench {
         List<Path> jdks = new ArrayList<>();
         Set<String> parts = new LinkedHashSet<>(List.of("overhead", "latency", "emitter", "memory"));
         int reps = -1;
+        int minutes = 30;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick": quick = true; break;
                 case "--jdk":
                     if (++i == args.length) usage("--jdk needs a path");
                     jdks.add(Path.of(args[i]));
+                    break;
+                case "--minutes":
+                    if (++i == args.length) usage("--minutes needs a number");
+                    minutes = Integer.parseInt(args[i]);
                     break;
                 case "--reps":
                     if (++i == args.length) usage("--reps needs a number");
@@ -71,7 +79,9 @@ public final class Bench {
                     if (++i == args.length) usage("--only needs a list");
                     parts.clear();
                     for (String p : args[i].split(",")) {
-                        if (!List.of("overhead", "latency", "emitter", "memory").contains(p)) usage("unknown part '" + p + "'");
+                        if (!List.of("overhead", "latency", "emitter", "memory", "continuous").contains(p)) {
+                            usage("unknown part '" + p + "'");
+                        }
                         parts.add(p);
                     }
                     break;
@@ -84,7 +94,9 @@ public final class Bench {
             if (!quick) jdks.add(Path.of("/usr/lib/jvm/temurin-25-jdk-amd64"));
         }
         if (reps < 0) reps = quick ? 2 : 5;
-        new Bench(quick, jdks, parts, reps).run();
+        Bench bench = new Bench(quick, jdks, parts, reps);
+        bench.continuousMinutes = minutes;
+        bench.run();
     }
 
     private void run() throws Exception {
@@ -99,6 +111,7 @@ public final class Bench {
         if (parts.contains("latency")) new LatencyPart(this).run();
         if (parts.contains("emitter")) new EmitterPart(this).run();
         if (parts.contains("memory")) new MemoryPart(this).run();
+        if (parts.contains("continuous")) new ContinuousPart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());
         progress("tables also in " + work.resolve("results.md"));

@@ -63,6 +63,10 @@ public final class Report {
         return has(key) ? getLong(key) : otherwise;
     }
 
+    public java.nio.file.Path path(String key) {
+        return java.nio.file.Path.of(get(key));
+    }
+
     public int getInt(String key) {
         return Integer.parseInt(get(key));
     }

@@ -1,0 +1,103 @@
+package bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Memory under a continuous recording: two JVMs spinning at depth 50 side by side for the same
+ * time, both with the same disk recording (maxage=2m, the JVM's own repository): one with stackreq
+ * and the perf agent requesting every 100 µs of CPU (10 kHz), one without either. VmRSS of both
+ * is sampled every minute; the table shows stackreq's (and the perf agent's) part, which must not
+ * grow with the recording's length: pending events reach JFR's chunk files as they rotate
+ * (stackreq asks for a new chunk at pending=500000 events).
+ */
+final class ContinuousPart {
+    private final Bench bench;
+
+    ContinuousPart(Bench bench) { this.bench = bench; }
+
+    void run() throws Exception {
+        int minutes = bench.continuousMinutes;
+        for (Jvm jdk : bench.jdks) {
+            Path dir = bench.work.resolve("continuous").resolve(String.valueOf(jdk.feature));
+            Path withDir = dir.resolve("stackreq"), withoutDir = dir.resolve("baseline");
+            Files.createDirectories(withDir);
+            Files.createDirectories(withoutDir);
+            List<long[]> with = new ArrayList<>(), without = new ArrayList<>();
+            AtomicReference<Exception> failure = new AtomicReference<>();
+            Bench.progress("continuous " + jdk.label() + ": two JVMs for " + minutes + " min");
+            Thread baseline = new Thread(() -> {
+                try {
+                    spin(jdk, withoutDir, false, minutes, without);
+                } catch (Exception e) {
+                    failure.set(e);
+                }
+            }, "baseline");
+            baseline.start();
+            Jvm.Result result = spin(jdk, withDir, true, minutes, with);
+            baseline.join();
+            if (failure.get() != null) throw failure.get();
+            long[] statistics = Recordings.lastStatistics(withDir.resolve("rec.jfr"));
+            print(jdk, minutes, with, without, statistics, (result.endNanos - result.startNanos) / 1e9);
+            Files.deleteIfExists(withDir.resolve("samples.jsonl"));
+        }
+    }
+
+    private Jvm.Result spin(Jvm jdk, Path dir, boolean stackreq, int minutes, List<long[]> samples) throws Exception {
+        List<String> args = new ArrayList<>(List.of("-Xms256m", "-Xmx256m"));
+        if (stackreq) {
+            args.add("-agentpath:" + bench.lib("libstackreq.so"));
+            args.add("-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=100us,out=" + dir.resolve("samples.jsonl"));
+        }
+        args.add("-XX:FlightRecorderOptions:repository=" + dir.resolve("repository"));
+        args.add("-XX:StartFlightRecording=maxage=2m,filename=" + dir.resolve("rec.jfr") + ",settings=default,settings="
+                + bench.stackreqSettings());
+        Files.createDirectories(dir.resolve("repository"));
+        long start = System.nanoTime();
+        return jdk.run(dir, args, bench.classpath, "bench.DeepSpin", List.of("50", String.valueOf(minutes * 60)),
+                minutes * 60 + 300, process -> {
+                    int minute = 0;
+                    while (process.isAlive()) {
+                        long elapsed = System.nanoTime() - start;
+                        if (elapsed >= minute * 60_000_000_000L + 5_000_000_000L) {
+                            long rss = MemoryPart.rssOf(process.pid());
+                            if (rss > 0) {
+                                synchronized (samples) {
+                                    samples.add(new long[] {minute, rss});
+                                }
+                            }
+                            minute++;
+                        }
+                        try {
+                            Thread.sleep(200);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                });
+    }
+
+    private void print(Jvm jdk, int minutes, List<long[]> with, List<long[]> without, long[] statistics, double seconds) {
+        bench.emit("## Memory under a continuous recording, " + jdk.label());
+        bench.emit("");
+        bench.emit("VmRSS sampled every minute (5 s past the minute) of two JVMs run side by side for " + minutes
+                + " min, each spinning at depth 50 (-Xms256m -Xmx256m) with a disk recording (maxage=2m): one with "
+                + "stackreq and the perf agent at 100 µs of CPU, one without.");
+        if (statistics != null) {
+            bench.emit(String.format("stackreq accepted %,d requests (%.0f/s), emitted %,d, dropped %,d.", statistics[0],
+                    statistics[0] / seconds, statistics[1], statistics[2]));
+        }
+        bench.emit("");
+        bench.emit("| minute | with stackreq (MiB) | without (MiB) | stackreq + perf agent (MiB) |");
+        bench.emit("|---|---|---|---|");
+        int rows = Math.min(with.size(), without.size());
+        for (int i = 0; i < rows; i++) {
+            long a = with.get(i)[1], b = without.get(i)[1];
+            bench.emit("| " + with.get(i)[0] + " | " + Stats.mib(a) + " | " + Stats.mib(b) + " | " + Stats.signedMib(a - b) + " |");
+        }
+        bench.emit("");
+    }
+}
