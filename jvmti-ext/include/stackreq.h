@@ -12,7 +12,7 @@
  *     that ships the feature they are the VM's own; on other JDKs libstackreq.so adds them to
  *     every environment's list when it is loaded first (-agentpath:libstackreq.so before the
  *     profiler's -agentpath). Extension functions take the jvmtiEnv as first argument, exactly
- *     like the prototypes below.
+ *     like the prototypes below. stackreq_find_extension_functions (at the end) does the lookup.
  *  2. Direct: dlsym/link stackreq_get_functions() and call through the returned table. It
  *     returns the VM's own functions when the running JDK has them.
  *
@@ -66,6 +66,7 @@
 #define STACKREQ_H
 
 #include <jvmti.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,6 +131,69 @@ JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthre
                                                             void* ucontext, jlong user_data);
 JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env);
 JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env);
+
+/*
+ * The portable way (1 above) in one call, header-only so that it needs no link-time
+ * dependency on libstackreq.so; compiles as C and C++.
+ *
+ * Looks the three ids up in the list env's GetExtensionFunctions returns and sets *request,
+ * *enable and *disable to the listed functions, each NULL when its id is not listed. Returns
+ * JVMTI_ERROR_NONE when all three are listed, JVMTI_ERROR_NOT_AVAILABLE when at least one is
+ * missing, or the error of GetExtensionFunctions itself (the three pointers are then NULL).
+ *
+ * Any phase, normal context only (GetExtensionFunctions allocates). stackreq's ids are listed
+ * once libstackreq.so's Agent_OnLoad has run: from your own Agent_OnLoad when
+ * -agentpath:libstackreq.so comes first on the command line. Everything GetExtensionFunctions
+ * allocated is freed here with env's Deallocate, as JVMTI requires of the caller: the array,
+ * and in each entry id, short_description, params, each params[i].name, and errors.
+ */
+static inline const struct jvmtiInterface_1_* stackreq_jvmti_table(jvmtiEnv* env) {
+#ifdef __cplusplus
+    return env->functions;
+#else
+    return *env;
+#endif
+}
+
+static inline void stackreq_deallocate(jvmtiEnv* env, void* memory) {
+    if (memory != NULL) stackreq_jvmti_table(env)->Deallocate(env, (unsigned char*)memory);
+}
+
+static inline jvmtiError stackreq_find_extension_functions(jvmtiEnv* env, stackreq_RequestStackTrace* request,
+                                                           stackreq_EnableRequestStackTrace* enable,
+                                                           stackreq_DisableRequestStackTrace* disable) {
+    jint count = 0;
+    jvmtiExtensionFunctionInfo* list = NULL;
+    jvmtiError error;
+    jint i;
+    jint p;
+    *request = NULL;
+    *enable = NULL;
+    *disable = NULL;
+    error = stackreq_jvmti_table(env)->GetExtensionFunctions(env, &count, &list);
+    if (error != JVMTI_ERROR_NONE) return error;
+    for (i = 0; i < count; i++) {
+        jvmtiExtensionFunctionInfo* info = &list[i];
+        /* Extension functions are declared variadic; the ids promise these exact prototypes. */
+        if (info->id != NULL) {
+            if (strcmp(info->id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
+                *request = (stackreq_RequestStackTrace)info->func;
+            } else if (strcmp(info->id, STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE) == 0) {
+                *enable = (stackreq_EnableRequestStackTrace)info->func;
+            } else if (strcmp(info->id, STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE) == 0) {
+                *disable = (stackreq_DisableRequestStackTrace)info->func;
+            }
+        }
+        for (p = 0; p < info->param_count; p++) stackreq_deallocate(env, info->params[p].name);
+        stackreq_deallocate(env, info->params);
+        stackreq_deallocate(env, info->errors);
+        stackreq_deallocate(env, info->id);
+        stackreq_deallocate(env, info->short_description);
+    }
+    stackreq_deallocate(env, list);
+    if (*request == NULL || *enable == NULL || *disable == NULL) return JVMTI_ERROR_NOT_AVAILABLE;
+    return JVMTI_ERROR_NONE;
+}
 
 #ifdef __cplusplus
 }

@@ -16,11 +16,11 @@
 #include <string>
 
 #include "agent_options.h"
-#include "extension_lookup.h"
 #include "perf_log.h"
 #include "proc_tasks.h"
 #include "sample_writer.h"
 #include "sampler.h"
+#include "stackreq.h"
 
 namespace stackreq_perf {
 
@@ -32,7 +32,7 @@ constexpr uint64_t kTimerTickNs = 4000000;
 constexpr int kLoggedArmFailures = 5;
 
 AgentOptions g_options;
-StackTraceFunctions g_functions;
+stackreq_functions g_functions;
 SampleWriter g_writer;
 bool g_exclude_kernel = false;
 std::atomic<bool> g_profiling{false};
@@ -107,7 +107,7 @@ void finish(jvmtiEnv* jvmti) {
     Sampler::stop();
     if (jvmti != nullptr) {
         // The last Disable makes libstackreq write out every accepted request.
-        jvmtiError error = g_functions.disable(jvmti);
+        jvmtiError error = g_functions.disable_request_stack_trace(jvmti);
         if (error != JVMTI_ERROR_NONE) log_debug("DisableRequestStackTrace returned %s", error_name(jvmti, error).c_str());
     }
     SamplerStats stats = Sampler::stats();
@@ -125,7 +125,7 @@ void finish(jvmtiEnv* jvmti) {
 
 void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     std::lock_guard<std::mutex> guard(g_lifecycle);
-    jvmtiError enabled = g_functions.enable(jvmti);
+    jvmtiError enabled = g_functions.enable_request_stack_trace(jvmti);
     if (enabled != JVMTI_ERROR_NONE) {
         log_warn("EnableRequestStackTrace returned %s; every sample will record the error of its request",
                  error_name(jvmti, enabled).c_str());
@@ -138,7 +138,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     config.exclude_kernel = g_exclude_kernel;
     config.signal = g_options.signal;
     config.env = jvmti;
-    config.request = g_options.dry_run ? no_request : g_functions.request;
+    config.request = g_options.dry_run ? no_request : g_functions.request_stack_trace;
     config.biased = g_options.biased;
     std::string error;
     if (!Sampler::start(config, &error)) {
@@ -197,9 +197,13 @@ jint load(JavaVM* vm, const char* text) {
         log_error("cannot get a JVMTI environment");
         return JNI_ERR;
     }
-    const char* missing = nullptr;
-    jvmtiError found = find_stack_trace_functions(jvmti, &g_functions, &missing);
+    jvmtiError found = stackreq_find_extension_functions(jvmti, &g_functions.request_stack_trace,
+                                                         &g_functions.enable_request_stack_trace,
+                                                         &g_functions.disable_request_stack_trace);
     if (found == JVMTI_ERROR_NOT_AVAILABLE) {
+        const char* missing = STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE;
+        if (g_functions.enable_request_stack_trace == nullptr) missing = STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE;
+        if (g_functions.request_stack_trace == nullptr) missing = STACKREQ_ID_REQUEST_STACK_TRACE;
         log_error("JVMTI extension %s not found: -agentpath:/path/to/libstackreq.so must come before "
                   "-agentpath:libstackreq-perf.so on the command line (or use a JDK that has RequestStackTrace)",
                   missing);

@@ -41,7 +41,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "extension_lookup.h"
+#include "stackreq.h"
 
 #define RC_WRONG_PHASE 112
 #define RC_NOT_AVAILABLE 98
@@ -51,9 +51,9 @@
 #define MAX_PACERS 64
 
 static jvmtiEnv *g_jvmti;
-static RequestFn g_request;
-static ToggleFn g_enable;
-static ToggleFn g_disable;
+static stackreq_RequestStackTrace g_request;
+static stackreq_EnableRequestStackTrace g_enable;
+static stackreq_DisableRequestStackTrace g_disable;
 static int g_signal = SIGPROF;
 static long g_capacity = 1L << 21;
 static char g_out[2048];
@@ -501,9 +501,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "chaos: no JVMTI\n");
         return JNI_ERR;
     }
-    jvmtiError error = find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
-    if (error != JVMTI_ERROR_NONE || g_request == NULL || g_enable == NULL || g_disable == NULL) {
-        fprintf(stderr, "chaos: GetExtensionFunctions does not list %s (error %d)\n", ID_REQUEST, (int)error);
+    jvmtiError error = stackreq_find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
+    if (error != JVMTI_ERROR_NONE) {
+        fprintf(stderr, "chaos: GetExtensionFunctions does not list %s (error %d)\n", STACKREQ_ID_REQUEST_STACK_TRACE,
+                (int)error);
         return JNI_ERR;
     }
     g_rc = map_array((size_t)g_capacity);
