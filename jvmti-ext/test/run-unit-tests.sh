@@ -4,5 +4,5 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:?build directory}"
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DSTACKREQ_SANITIZE=ON >/dev/null
-cmake --build "$build" -j 2 >/dev/null
+cmake --build "$build" -j "$(nproc)" >/dev/null
 cd "$build" && ctest --output-on-failure

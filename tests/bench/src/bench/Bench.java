@@ -79,9 +79,10 @@ public final class Bench {
             }
         }
         if (jdks.isEmpty()) {
-            jdks.add(Path.of("/usr/lib/jvm/java-17-openjdk-amd64"));
+            // Found by tests/bench/run.
+            jdks.add(Path.of(System.getProperty("bench.jdk17")));
             // --quick stays under ~5 minutes with one JDK; name both with --jdk to run both.
-            if (!quick) jdks.add(Path.of("/usr/lib/jvm/temurin-25-jdk-amd64"));
+            if (!quick) jdks.add(Path.of(System.getProperty("bench.jdk25")));
         }
         if (reps < 0) reps = quick ? 2 : 5;
         new Bench(quick, jdks, parts, reps).run();
