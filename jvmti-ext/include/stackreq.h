@@ -31,9 +31,10 @@
  * thread started) and its top: the nested-signal unwrap and the one-frame stub unwinding check
  * every address against those bounds first. The stub unwinding runs only when the failed walk's
  * PC is inside a leaf stub the JVM announced (JVMTI DynamicCodeGenerated: arraycopy, fill,
- * checksum, crypto, math; not the interpreter, adapters or runtime stubs), so
- * a walk that fails elsewhere yields failed = true rather than a stack missing its top frames. The walk itself is the JVM's AsyncGetCallTrace,
- * which does not check every read: with the PC at a deoptimization handler it reads relative to
+ * checksum, crypto, math; not the interpreter, adapters or runtime stubs), so a walk that fails
+ * elsewhere yields failed = true rather than a stack missing its top frames. The walk itself is
+ * the JVM's AsyncGetCallTrace, which does not check every read: with the PC at a deoptimization
+ * handler it reads relative to
  * SP unchecked. So stackreq refuses to walk a context whose SP is outside the thread's usable
  * stack (the event then has failed = true). stackreq installs no SIGSEGV handler of its own, so
  * it can never swallow a fault that is not its own. The reliability tests feed it mutated

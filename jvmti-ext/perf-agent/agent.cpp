@@ -52,7 +52,8 @@ void arm(pid_t tid, bool replace_stale) {
     if (result == 0 || result == ECANCELED) return;
     const char* event = g_options.engine == EngineKind::kPerf ? g_options.events[failed_event].name : "cpu-timer";
     if (g_arm_failures.fetch_add(1) < kLoggedArmFailures) {
-        log_warn("cannot sample thread %d with '%s': %s (%s)", int(tid), event, strerror(result), strerrorname_np(result));
+        log_warn("cannot sample thread %d with '%s': %s (%s)", int(tid), event, strerror(result),
+                 strerrorname_np(result));
     } else {
         log_debug("cannot sample thread %d with '%s': %s", int(tid), event, strerror(result));
     }
@@ -108,7 +109,9 @@ void finish(jvmtiEnv* jvmti) {
     if (jvmti != nullptr) {
         // The last Disable makes libstackreq write out every accepted request.
         jvmtiError error = g_functions.disable_request_stack_trace(jvmti);
-        if (error != JVMTI_ERROR_NONE) log_debug("DisableRequestStackTrace returned %s", error_name(jvmti, error).c_str());
+        if (error != JVMTI_ERROR_NONE) {
+            log_debug("DisableRequestStackTrace returned %s", error_name(jvmti, error).c_str());
+        }
     }
     SamplerStats stats = Sampler::stats();
     g_writer.finish(stats.lost);
@@ -120,7 +123,9 @@ void finish(jvmtiEnv* jvmti) {
              g_writer.written(), g_writer.path().c_str(), stats.lost, tally, stats.armed_threads, stats.read_errors,
              stats.rearm_errors, stats.foreign);
     if (stats.lost > 0) log_warn("%" PRIu64 " samples lost: the writer did not keep up", stats.lost);
-    if (g_writer.write_errors() > 0) log_warn("writing %s failed %" PRIu64 " times", g_writer.path().c_str(), g_writer.write_errors());
+    if (g_writer.write_errors() > 0) {
+        log_warn("writing %s failed %" PRIu64 " times", g_writer.path().c_str(), g_writer.write_errors());
+    }
 }
 
 void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {

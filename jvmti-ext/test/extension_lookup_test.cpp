@@ -79,8 +79,10 @@ jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmt
     }
     if (g_vm_lists_functions) {
         fill(env, &list[1], reinterpret_cast<jvmtiExtensionFunction>(vm_request), STACKREQ_ID_REQUEST_STACK_TRACE);
-        fill(env, &list[2], reinterpret_cast<jvmtiExtensionFunction>(vm_enable), STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE);
-        fill(env, &list[3], reinterpret_cast<jvmtiExtensionFunction>(vm_disable), STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE);
+        fill(env, &list[2], reinterpret_cast<jvmtiExtensionFunction>(vm_enable),
+             STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE);
+        fill(env, &list[3], reinterpret_cast<jvmtiExtensionFunction>(vm_disable),
+             STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE);
     }
     *count = n;
     *out = list;
@@ -89,7 +91,9 @@ jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmt
 
 void free_list(jvmtiEnv* env, jint count, jvmtiExtensionFunctionInfo* list) {
     for (jint i = 0; i < count; i++) {
-        for (jint p = 0; p < list[i].param_count; p++) env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params[p].name));
+        for (jint p = 0; p < list[i].param_count; p++) {
+            env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params[p].name));
+        }
         env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params));
         env->Deallocate(reinterpret_cast<unsigned char*>(list[i].errors));
         env->Deallocate(reinterpret_cast<unsigned char*>(list[i].id));
@@ -236,7 +240,8 @@ void stackreq_functions_are_registered() {
     stackreq_functions looked_up{};
     CHECK(stackreq_get_functions(env, &looked_up) == JVMTI_ERROR_NONE);
     CHECK(looked_up.vm_native == 0);
-    CHECK(reinterpret_cast<void*>(looked_up.request_stack_trace) == reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
+    CHECK(reinterpret_cast<void*>(looked_up.request_stack_trace) ==
+          reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
     CHECK(g_live_allocations.empty());
     CHECK(stackreq_get_functions(env, nullptr) == JVMTI_ERROR_NULL_POINTER);
     CHECK(stackreq_get_functions(nullptr, &looked_up) == JVMTI_ERROR_INVALID_ENVIRONMENT);

@@ -47,7 +47,8 @@ public final class Bench {
 
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
-        System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--only overhead,latency,emitter,memory]");
+        System.err.println(
+                "usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--only overhead,latency,emitter,memory]");
         System.exit(2);
     }
 
@@ -71,7 +72,9 @@ public final class Bench {
                     if (++i == args.length) usage("--only needs a list");
                     parts.clear();
                     for (String p : args[i].split(",")) {
-                        if (!List.of("overhead", "latency", "emitter", "memory").contains(p)) usage("unknown part '" + p + "'");
+                        if (!List.of("overhead", "latency", "emitter", "memory").contains(p)) {
+                            usage("unknown part '" + p + "'");
+                        }
                         parts.add(p);
                     }
                     break;
@@ -129,6 +132,7 @@ public final class Bench {
     }
 
     Path stackreqSettings() throws IOException {
-        return settings("stackreq", "  <event name=\"jdk.StackTraceRequest\"><setting name=\"enabled\">true</setting></event>\n");
+        return settings("stackreq",
+                "  <event name=\"jdk.StackTraceRequest\"><setting name=\"enabled\">true</setting></event>\n");
     }
 }
