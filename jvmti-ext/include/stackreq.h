@@ -19,27 +19,50 @@
  * Threading and signal rules:
  *  - RequestStackTrace(env, NULL, ucontext, data) is async-signal-safe: it never allocates,
  *    locks, or calls JNI/JVMTI. Call it from the handler of a signal delivered to the thread
- *    whose stack you want, passing the handler's ucontext. It may also be called from normal
- *    code (e.g. a JNI method) with ucontext == NULL.
+ *    whose stack you want, passing that handler's own ucontext (a whole ucontext_t: it is
+ *    copied), never one saved from another thread or an earlier signal. It may also be called
+ *    from normal code (e.g. a JNI method) with ucontext == NULL. Any number of threads may
+ *    request at once, each for itself; the calling thread must be a Java thread whose start
+ *    stackreq saw (else JVMTI_ERROR_UNATTACHED_THREAD).
  *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
  *    of a thread attached to the VM: it uses JNI/JVMTI to validate the thread.
  *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,
- *    or any live-phase thread); they are not signal-safe.
+ *    or any live-phase thread); they are not signal-safe. The last Disable writes out the
+ *    accepted requests on the calling thread, which must be attached to the VM for that (it
+ *    takes the emitter's lock, and biased requests' stacks with JVMTI GetStackTrace).
+ *  - stackreq_get_functions and stackreq_find_extension_functions: normal context only.
  *
- * Memory safety of the signal path: stackreq itself reads only the interrupted thread's own
- * stack, between its lowest usable address (above HotSpot's guard zones, recorded when the
- * thread started) and its top: the nested-signal unwrap and the one-frame stub unwinding check
- * every address against those bounds first. The stub unwinding runs only when the failed walk's
- * PC is inside a leaf stub the JVM announced (JVMTI DynamicCodeGenerated: arraycopy, fill,
- * checksum, crypto, math; not the interpreter, adapters or runtime stubs), so a walk that fails
- * elsewhere yields failed = true rather than a stack missing its top frames. The walk itself is
- * the JVM's AsyncGetCallTrace, which does not check every read: with the PC at a deoptimization
- * handler it reads relative to
- * SP unchecked. So stackreq refuses to walk a context whose SP is outside the thread's usable
- * stack (the event then has failed = true). stackreq installs no SIGSEGV handler of its own, so
- * it can never swallow a fault that is not its own. The reliability tests feed it mutated
- * contexts (random, zero, off-by-some and misaligned PC/SP/FP) from real signals on JDK 17 and
- * 25 without a crash.
+ * Memory safety of the signal path. With a ucontext, a request reads:
+ *  - the ucontext_t it is given (copied whole for each walk that starts from other registers);
+ *  - stackreq's own preallocated memory: the request ring, the thread registry, the counters
+ *    and the calling thread's initial-exec thread-local slot;
+ *  - the interrupted thread's own stack, only between its lowest usable address (above
+ *    HotSpot's guard zones, recorded when the thread started) and its top, every address
+ *    checked against those bounds first: the word at SP and the ucontext above it (a signal
+ *    that interrupted another handler: the Java context is the one the kernel saved there),
+ *    and the return address and saved frame pointer at SP or FP when a walk starts from the
+ *    caller (see below);
+ *  - machine code at the PC, in two cases only: up to 16 bytes from the PC when the PC lies in
+ *    a page that held a compiled method (learnt from JVMTI CompiledMethodLoad; the code cache
+ *    never gives committed pages back, so the read cannot fault even after the method is
+ *    unloaded), to see whether the method's frame is built yet or already torn down; and the
+ *    bytes of the one instruction at the PC when the PC lies inside a leaf stub the JVM
+ *    announced (JVMTI DynamicCodeGenerated: arraycopy, fill, checksum, crypto, math; not the
+ *    interpreter, adapters or runtime stubs), for the stub recovery;
+ *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
+ *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
+ *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP
+ *    is outside the thread's usable stack (the event then has failed = true).
+ * When the thread's stack bounds could not be read at its start, none of the stack or code
+ * reads above are made and the walk is AsyncGetCallTrace's alone, with no SP check. A frame
+ * that is not set up (a compiled method's prologue or epilogue, a stub's entry or return) is
+ * walked from its caller, and a failed walk is retried from the stub's caller only when the PC
+ * is inside a leaf stub, so a walk that fails elsewhere yields failed = true rather than a
+ * stack missing its top frames. Without a ucontext, or for another thread, the request reads
+ * no stack: the emitter thread takes it later with JVMTI GetStackTrace. stackreq installs no
+ * SIGSEGV handler of its own, so it can never swallow a fault that is not its own. The
+ * reliability tests feed it mutated contexts (random, zero, off-by-some and misaligned
+ * PC/SP/FP) from real signals on JDK 17 and 25 without a crash.
  *
  * Error codes (jvmtiError):
  *  JVMTI_ERROR_NONE               the request was accepted: exactly one event will be written
@@ -88,8 +111,8 @@ extern "C" {
  *            (normal context only, see above).
  * ucontext:  the ucontext_t* a SA_SIGINFO handler received, for the calling thread only.
  *            With it the stack is walked at once (AsyncGetCallTrace): biased = false. Without
- *            it, or for another thread, the stack is taken at that thread's next safepoint:
- *            biased = true.
+ *            it, or for another thread, the emitter thread takes the stack shortly after, at
+ *            that thread's next safepoint: biased = true.
  * user_data: copied into the event's userData field; use it to join the event with your own
  *            sample (a sequence number, a counter value).
  */

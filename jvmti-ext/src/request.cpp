@@ -107,7 +107,9 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         slot->frame_count = 0;
         slot->truncated = false;
         state.ring.publish(slot);
-        sem_post(&state.emitter_wakeup);  // async-signal-safe; the stack is taken at once
+        // sem_post is async-signal-safe. The emitter takes the stack when it drains this slot,
+        // with JVMTI GetStackTrace at the thread's next safepoint: later than the request.
+        sem_post(&state.emitter_wakeup);
     }
     return JVMTI_ERROR_NONE;
 }
@@ -167,15 +169,6 @@ bool is_current_thread(AgentState& state, jthread target) {
     return same;
 }
 
-}  // namespace
-
-}  // namespace stackreq
-
-using namespace stackreq;
-
-namespace stackreq {
-namespace {
-
 jvmtiError request(AgentState& state, jvmtiEnv* env, jthread* thread, void* ucontext, jlong user_data) {
     if (env == nullptr) return reject(Counter::rejected_other, JVMTI_ERROR_INVALID_ENVIRONMENT);
     jvmtiError error = check_phase(state);
@@ -199,7 +192,10 @@ private:
 };
 
 }  // namespace
+
 }  // namespace stackreq
+
+using namespace stackreq;
 
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
                                                                        void* ucontext, jlong user_data) {

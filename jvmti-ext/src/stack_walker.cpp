@@ -190,8 +190,6 @@ bool StackWalker::init() {
     return g_async_get_call_trace != nullptr;
 }
 
-bool StackWalker::available() { return g_async_get_call_trace != nullptr; }
-
 int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
                           uint32_t max_depth, bool* recovered, uint64_t* first_walk_cycles) {
     *recovered = false;
