@@ -93,7 +93,10 @@ jvmtiError JNICALL fake_declaring_class(jvmtiEnv*, jmethodID m, jclass* out) {
 }
 jvmtiError JNICALL fake_class_signature(jvmtiEnv*, jclass k, char** signature, char** generic) {
     uintptr_t n = reinterpret_cast<uintptr_t>(k);
-    if (signature) *signature = copy_string("Lcom/example/package" + std::to_string(n % 97) + "/SomeClass" + std::to_string(n) + ";");
+    if (signature) {
+        *signature = copy_string("Lcom/example/package" + std::to_string(n % 97) + "/SomeClass" + std::to_string(n) +
+                                 ";");
+    }
     if (generic) *generic = nullptr;
     return JVMTI_ERROR_NONE;
 }
@@ -165,7 +168,9 @@ bool start_agent_state(uint32_t ring_slots) {
     AgentState& state = agent();
     state.vm = &g_vm;
     state.jvmti = &g_jvmti;
-    if (!state.ring.init(ring_slots, state.options.max_depth) || sem_init(&state.emitter_wakeup, 0, 0) != 0) return false;
+    if (!state.ring.init(ring_slots, state.options.max_depth) || sem_init(&state.emitter_wakeup, 0, 0) != 0) {
+        return false;
+    }
     if (!StackWalker::init()) {
         fprintf(stderr, "emitter_bench: the fake AsyncGetCallTrace is not visible to dlsym (link with -rdynamic)\n");
         return false;
@@ -182,7 +187,9 @@ bool start_agent_state(uint32_t ring_slots) {
 
 void set_stack(int depth, uintptr_t first_method, uintptr_t step) {
     g_stack_depth = depth;
-    for (int i = 0; i < depth; i++) g_stack[i] = CallFrame{jint(i * 3 % 40), reinterpret_cast<jmethodID>(first_method + i * step)};
+    for (int i = 0; i < depth; i++) {
+        g_stack[i] = CallFrame{jint(i * 3 % 40), reinterpret_cast<jmethodID>(first_method + i * step)};
+    }
 }
 
 ucontext_t g_context;
@@ -380,7 +387,9 @@ EmitterResult emitter_run(Stacks kind, long events, int64_t recording_id, const 
     }
     std::string error;
     int64_t t0 = now_ns();
-    if (!Emitter::recording_stopped(&g_jni, recording_id, path.c_str(), &error)) fprintf(stderr, "emitter_bench: %s\n", error.c_str());
+    if (!Emitter::recording_stopped(&g_jni, recording_id, path.c_str(), &error)) {
+        fprintf(stderr, "emitter_bench: %s\n", error.c_str());
+    }
     int64_t chunk = now_ns() - t0;
     EmitterResult r{};
     r.events = events;
@@ -453,38 +462,46 @@ int main(int argc, char** argv) {
     printf("`jvmti-ext/bench/emitter_bench.cpp` drives stackreq_core's real code with a fake AsyncGetCallTrace "
            "(copies a prepared stack) and fake JVMTI/JNI tables (generated names and line tables), on one core. "
            "Cold-cache rows therefore price stackreq's resolver and writer, not the JVM's JVMTI calls.\n\n");
-    printf("| stacks (depth %d) | events | drain + resolve + dedup per event | chunk write per event | emitter events/s (one core) | JFR bytes per event |\n",
+    printf("| stacks (depth %d) | events | drain + resolve + dedup per event | chunk write per event "
+           "| emitter events/s (one core) | JFR bytes per event |\n",
            kEmitterDepth);
     printf("|---|---|---|---|---|---|\n");
     for (int k = 0; k < 3; k++) {
         const EmitterResult& r = results[k];
         printf("| %s | %ld | %s | %s | %s | %.1f |\n", names[k], r.events, fmt_ns(r.drain_ns, a, sizeof a),
-               fmt_ns(r.chunk_ns, b, sizeof b), fmt_rate(1e9 / (r.drain_ns + r.chunk_ns), c, sizeof c), r.bytes_per_event);
+               fmt_ns(r.chunk_ns, b, sizeof b), fmt_rate(1e9 / (r.drain_ns + r.chunk_ns), c, sizeof c),
+               r.bytes_per_event);
     }
     printf("\nRequest path in a loop (normal context, warm caches): RequestStackTraceImpl with a 10-frame fake walk "
            "%s per call, of which the fake walk %s: **%s without the walk**. Its parts, each alone in a loop:\n\n",
            fmt_ns(loop.request_ns, a, sizeof a), fmt_ns(loop.fake_walk_ns, b, sizeof b),
            fmt_ns(loop.request_ns - loop.fake_walk_ns, c, sizeof c));
     printf("| part | per call |\n|---|---|\n");
-    for (const Component& component : components) printf("| %s | %s |\n", component.name, fmt_ns(component.ns, a, sizeof a));
+    for (const Component& component : components) {
+        printf("| %s | %s |\n", component.name, fmt_ns(component.ns, a, sizeof a));
+    }
     if (signals) {
         RequestLatency& latency = request_latency();
         auto quartet = [](const LatencyHistogram& h, char* out, size_t size) {
             char p50[16], p90[16], p99[16];
             snprintf(out, size, "%s / %s / %s", fmt_ns(double(h.quantile(0.5)), p50, sizeof p50),
-                     fmt_ns(double(h.quantile(0.9)), p90, sizeof p90), fmt_ns(double(h.quantile(0.99)), p99, sizeof p99));
+                     fmt_ns(double(h.quantile(0.9)), p90, sizeof p90),
+                     fmt_ns(double(h.quantile(0.99)), p99, sizeof p99));
             return out;
         };
         char q[5][64];
-        printf("\nThe same code from perf task-clock signals (every 200 µs of CPU, %ld signals taking turns; p50 / p90 / p99):\n\n",
+        printf("\nThe same code from perf task-clock signals (every 200 µs of CPU, %ld signals taking turns; "
+               "p50 / p90 / p99):\n\n",
                g_signals.load());
         printf("| measured in the handler | p50 / p90 / p99 |\n|---|---|\n");
         printf("| whole RequestStackTraceImpl, timed by the caller, latency= off (fake 10-frame walk) | %s |\n",
                quartet(g_caller_plain, q[4], sizeof q[4]));
         printf("| whole RequestStackTraceImpl, timed by the caller, latency= on | %s |\n",
                quartet(g_caller_total, q[0], sizeof q[0]));
-        printf("| capture-and-enqueue (agent's latency= histogram) | %s |\n", quartet(latency.capture_and_enqueue, q[1], sizeof q[1]));
-        printf("| gettid() system call alone (other signals) | %s |\n", quartet(g_gettid_in_handler, q[2], sizeof q[2]));
+        printf("| capture-and-enqueue (agent's latency= histogram) | %s |\n",
+               quartet(latency.capture_and_enqueue, q[1], sizeof q[1]));
+        printf("| gettid() system call alone (other signals) | %s |\n",
+               quartet(g_gettid_in_handler, q[2], sizeof q[2]));
         printf("| clock pair alone (other signals) | %s |\n", quartet(g_clock_pair_in_handler, q[3], sizeof q[3]));
     } else {
         printf("\n_perf_event_open task-clock unavailable: no signal measurements._\n");

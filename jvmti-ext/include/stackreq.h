@@ -12,33 +12,57 @@
  *     that ships the feature they are the VM's own; on other JDKs libstackreq.so adds them to
  *     every environment's list when it is loaded first (-agentpath:libstackreq.so before the
  *     profiler's -agentpath). Extension functions take the jvmtiEnv as first argument, exactly
- *     like the prototypes below.
+ *     like the prototypes below. stackreq_find_extension_functions (at the end) does the lookup.
  *  2. Direct: dlsym/link stackreq_get_functions() and call through the returned table. It
  *     returns the VM's own functions when the running JDK has them.
  *
  * Threading and signal rules:
  *  - RequestStackTrace(env, NULL, ucontext, data) is async-signal-safe: it never allocates,
  *    locks, or calls JNI/JVMTI. Call it from the handler of a signal delivered to the thread
- *    whose stack you want, passing the handler's ucontext. It may also be called from normal
- *    code (e.g. a JNI method) with ucontext == NULL.
+ *    whose stack you want, passing that handler's own ucontext (a whole ucontext_t: it is
+ *    copied), never one saved from another thread or an earlier signal. It may also be called
+ *    from normal code (e.g. a JNI method) with ucontext == NULL. Any number of threads may
+ *    request at once, each for itself; the calling thread must be a Java thread whose start
+ *    stackreq saw (else JVMTI_ERROR_UNATTACHED_THREAD).
  *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
  *    of a thread attached to the VM: it uses JNI/JVMTI to validate the thread.
  *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,
- *    or any live-phase thread); they are not signal-safe.
+ *    or any live-phase thread); they are not signal-safe. The last Disable writes out the
+ *    accepted requests on the calling thread, which must be attached to the VM for that (it
+ *    takes the emitter's lock, and biased requests' stacks with JVMTI GetStackTrace).
+ *  - stackreq_get_functions and stackreq_find_extension_functions: normal context only.
  *
- * Memory safety of the signal path: stackreq itself reads only the interrupted thread's own
- * stack, between its lowest usable address (above HotSpot's guard zones, recorded when the
- * thread started) and its top: the nested-signal unwrap and the one-frame stub unwinding check
- * every address against those bounds first. The stub unwinding runs only when the failed walk's
- * PC is inside a leaf stub the JVM announced (JVMTI DynamicCodeGenerated: arraycopy, fill,
- * checksum, crypto, math; not the interpreter, adapters or runtime stubs), so
- * a walk that fails elsewhere yields failed = true rather than a stack missing its top frames. The walk itself is the JVM's AsyncGetCallTrace,
- * which does not check every read: with the PC at a deoptimization handler it reads relative to
- * SP unchecked. So stackreq refuses to walk a context whose SP is outside the thread's usable
- * stack (the event then has failed = true). stackreq installs no SIGSEGV handler of its own, so
- * it can never swallow a fault that is not its own. The reliability tests feed it mutated
- * contexts (random, zero, off-by-some and misaligned PC/SP/FP) from real signals on JDK 17 and
- * 25 without a crash.
+ * Memory safety of the signal path. With a ucontext, a request reads:
+ *  - the ucontext_t it is given (copied whole for each walk that starts from other registers);
+ *  - stackreq's own preallocated memory: the request ring, the thread registry, the counters
+ *    and the calling thread's initial-exec thread-local slot;
+ *  - the interrupted thread's own stack, only between its lowest usable address (above
+ *    HotSpot's guard zones, recorded when the thread started) and its top, every address
+ *    checked against those bounds first: the word at SP and the ucontext above it (a signal
+ *    that interrupted another handler: the Java context is the one the kernel saved there),
+ *    and the return address and saved frame pointer at SP or FP when a walk starts from the
+ *    caller (see below);
+ *  - machine code at the PC, in two cases only: up to 16 bytes from the PC when the PC lies in
+ *    a page that held a compiled method (learnt from JVMTI CompiledMethodLoad; the code cache
+ *    never gives committed pages back, so the read cannot fault even after the method is
+ *    unloaded), to see whether the method's frame is built yet or already torn down; and the
+ *    bytes of the one instruction at the PC when the PC lies inside a leaf stub the JVM
+ *    announced (JVMTI DynamicCodeGenerated: arraycopy, fill, checksum, crypto, math; not the
+ *    interpreter, adapters or runtime stubs), for the stub recovery;
+ *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
+ *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
+ *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP
+ *    is outside the thread's usable stack (the event then has failed = true).
+ * When the thread's stack bounds could not be read at its start, none of the stack or code
+ * reads above are made and the walk is AsyncGetCallTrace's alone, with no SP check. A frame
+ * that is not set up (a compiled method's prologue or epilogue, a stub's entry or return) is
+ * walked from its caller, and a failed walk is retried from the stub's caller only when the PC
+ * is inside a leaf stub, so a walk that fails elsewhere yields failed = true rather than a
+ * stack missing its top frames. Without a ucontext, or for another thread, the request reads
+ * no stack: the emitter thread takes it later with JVMTI GetStackTrace. stackreq installs no
+ * SIGSEGV handler of its own, so it can never swallow a fault that is not its own. The
+ * reliability tests feed it mutated contexts (random, zero, off-by-some and misaligned
+ * PC/SP/FP) from real signals on JDK 17 and 25 without a crash.
  *
  * Error codes (jvmtiError):
  *  JVMTI_ERROR_NONE               the request was accepted: exactly one event will be written
@@ -66,6 +90,7 @@
 #define STACKREQ_H
 
 #include <jvmti.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,8 +111,8 @@ extern "C" {
  *            (normal context only, see above).
  * ucontext:  the ucontext_t* a SA_SIGINFO handler received, for the calling thread only.
  *            With it the stack is walked at once (AsyncGetCallTrace): biased = false. Without
- *            it, or for another thread, the stack is taken at that thread's next safepoint:
- *            biased = true.
+ *            it, or for another thread, the emitter thread takes the stack shortly after, at
+ *            that thread's next safepoint: biased = true.
  * user_data: copied into the event's userData field; use it to join the event with your own
  *            sample (a sequence number, a counter value).
  */
@@ -130,6 +155,69 @@ JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthre
                                                             void* ucontext, jlong user_data);
 JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env);
 JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env);
+
+/*
+ * The portable way (1 above) in one call, header-only so that it needs no link-time
+ * dependency on libstackreq.so; compiles as C and C++.
+ *
+ * Looks the three ids up in the list env's GetExtensionFunctions returns and sets *request,
+ * *enable and *disable to the listed functions, each NULL when its id is not listed. Returns
+ * JVMTI_ERROR_NONE when all three are listed, JVMTI_ERROR_NOT_AVAILABLE when at least one is
+ * missing, or the error of GetExtensionFunctions itself (the three pointers are then NULL).
+ *
+ * Any phase, normal context only (GetExtensionFunctions allocates). stackreq's ids are listed
+ * once libstackreq.so's Agent_OnLoad has run: from your own Agent_OnLoad when
+ * -agentpath:libstackreq.so comes first on the command line. Everything GetExtensionFunctions
+ * allocated is freed here with env's Deallocate, as JVMTI requires of the caller: the array,
+ * and in each entry id, short_description, params, each params[i].name, and errors.
+ */
+static inline const struct jvmtiInterface_1_* stackreq_jvmti_table(jvmtiEnv* env) {
+#ifdef __cplusplus
+    return env->functions;
+#else
+    return *env;
+#endif
+}
+
+static inline void stackreq_deallocate(jvmtiEnv* env, void* memory) {
+    if (memory != NULL) stackreq_jvmti_table(env)->Deallocate(env, (unsigned char*)memory);
+}
+
+static inline jvmtiError stackreq_find_extension_functions(jvmtiEnv* env, stackreq_RequestStackTrace* request,
+                                                           stackreq_EnableRequestStackTrace* enable,
+                                                           stackreq_DisableRequestStackTrace* disable) {
+    jint count = 0;
+    jvmtiExtensionFunctionInfo* list = NULL;
+    jvmtiError error;
+    jint i;
+    jint p;
+    *request = NULL;
+    *enable = NULL;
+    *disable = NULL;
+    error = stackreq_jvmti_table(env)->GetExtensionFunctions(env, &count, &list);
+    if (error != JVMTI_ERROR_NONE) return error;
+    for (i = 0; i < count; i++) {
+        jvmtiExtensionFunctionInfo* info = &list[i];
+        /* Extension functions are declared variadic; the ids promise these exact prototypes. */
+        if (info->id != NULL) {
+            if (strcmp(info->id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
+                *request = (stackreq_RequestStackTrace)info->func;
+            } else if (strcmp(info->id, STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE) == 0) {
+                *enable = (stackreq_EnableRequestStackTrace)info->func;
+            } else if (strcmp(info->id, STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE) == 0) {
+                *disable = (stackreq_DisableRequestStackTrace)info->func;
+            }
+        }
+        for (p = 0; p < info->param_count; p++) stackreq_deallocate(env, info->params[p].name);
+        stackreq_deallocate(env, info->params);
+        stackreq_deallocate(env, info->errors);
+        stackreq_deallocate(env, info->id);
+        stackreq_deallocate(env, info->short_description);
+    }
+    stackreq_deallocate(env, list);
+    if (*request == NULL || *enable == NULL || *disable == NULL) return JVMTI_ERROR_NOT_AVAILABLE;
+    return JVMTI_ERROR_NONE;
+}
 
 #ifdef __cplusplus
 }

@@ -16,11 +16,11 @@
 #include <string>
 
 #include "agent_options.h"
-#include "extension_lookup.h"
 #include "perf_log.h"
 #include "proc_tasks.h"
 #include "sample_writer.h"
 #include "sampler.h"
+#include "stackreq.h"
 
 namespace stackreq_perf {
 
@@ -32,7 +32,7 @@ constexpr uint64_t kTimerTickNs = 4000000;
 constexpr int kLoggedArmFailures = 5;
 
 AgentOptions g_options;
-StackTraceFunctions g_functions;
+stackreq_functions g_functions;
 SampleWriter g_writer;
 bool g_exclude_kernel = false;
 std::atomic<bool> g_profiling{false};
@@ -52,7 +52,8 @@ void arm(pid_t tid, bool replace_stale) {
     if (result == 0 || result == ECANCELED) return;
     const char* event = g_options.engine == EngineKind::kPerf ? g_options.events[failed_event].name : "cpu-timer";
     if (g_arm_failures.fetch_add(1) < kLoggedArmFailures) {
-        log_warn("cannot sample thread %d with '%s': %s (%s)", int(tid), event, strerror(result), strerrorname_np(result));
+        log_warn("cannot sample thread %d with '%s': %s (%s)", int(tid), event, strerror(result),
+                 strerrorname_np(result));
     } else {
         log_debug("cannot sample thread %d with '%s': %s", int(tid), event, strerror(result));
     }
@@ -107,8 +108,10 @@ void finish(jvmtiEnv* jvmti) {
     Sampler::stop();
     if (jvmti != nullptr) {
         // The last Disable makes libstackreq write out every accepted request.
-        jvmtiError error = g_functions.disable(jvmti);
-        if (error != JVMTI_ERROR_NONE) log_debug("DisableRequestStackTrace returned %s", error_name(jvmti, error).c_str());
+        jvmtiError error = g_functions.disable_request_stack_trace(jvmti);
+        if (error != JVMTI_ERROR_NONE) {
+            log_debug("DisableRequestStackTrace returned %s", error_name(jvmti, error).c_str());
+        }
     }
     SamplerStats stats = Sampler::stats();
     g_writer.finish(stats.lost);
@@ -120,12 +123,14 @@ void finish(jvmtiEnv* jvmti) {
              g_writer.written(), g_writer.path().c_str(), stats.lost, tally, stats.armed_threads, stats.read_errors,
              stats.rearm_errors, stats.foreign);
     if (stats.lost > 0) log_warn("%" PRIu64 " samples lost: the writer did not keep up", stats.lost);
-    if (g_writer.write_errors() > 0) log_warn("writing %s failed %" PRIu64 " times", g_writer.path().c_str(), g_writer.write_errors());
+    if (g_writer.write_errors() > 0) {
+        log_warn("writing %s failed %" PRIu64 " times", g_writer.path().c_str(), g_writer.write_errors());
+    }
 }
 
 void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     std::lock_guard<std::mutex> guard(g_lifecycle);
-    jvmtiError enabled = g_functions.enable(jvmti);
+    jvmtiError enabled = g_functions.enable_request_stack_trace(jvmti);
     if (enabled != JVMTI_ERROR_NONE) {
         log_warn("EnableRequestStackTrace returned %s; every sample will record the error of its request",
                  error_name(jvmti, enabled).c_str());
@@ -138,7 +143,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     config.exclude_kernel = g_exclude_kernel;
     config.signal = g_options.signal;
     config.env = jvmti;
-    config.request = g_options.dry_run ? no_request : g_functions.request;
+    config.request = g_options.dry_run ? no_request : g_functions.request_stack_trace;
     config.biased = g_options.biased;
     std::string error;
     if (!Sampler::start(config, &error)) {
@@ -197,9 +202,13 @@ jint load(JavaVM* vm, const char* text) {
         log_error("cannot get a JVMTI environment");
         return JNI_ERR;
     }
-    const char* missing = nullptr;
-    jvmtiError found = find_stack_trace_functions(jvmti, &g_functions, &missing);
+    jvmtiError found = stackreq_find_extension_functions(jvmti, &g_functions.request_stack_trace,
+                                                         &g_functions.enable_request_stack_trace,
+                                                         &g_functions.disable_request_stack_trace);
     if (found == JVMTI_ERROR_NOT_AVAILABLE) {
+        const char* missing = STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE;
+        if (g_functions.enable_request_stack_trace == nullptr) missing = STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE;
+        if (g_functions.request_stack_trace == nullptr) missing = STACKREQ_ID_REQUEST_STACK_TRACE;
         log_error("JVMTI extension %s not found: -agentpath:/path/to/libstackreq.so must come before "
                   "-agentpath:libstackreq-perf.so on the command line (or use a JDK that has RequestStackTrace)",
                   missing);

@@ -131,7 +131,8 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
             seen = &seen_interval;
             interval_option = option;
             if (!parse_duration_ns(value, &interval_ns)) {
-                return fail(error, "bad option '" + option + "': expected a duration > 0 with a unit: ns, us, ms or s (e.g. 1ms)");
+                return fail(error, "bad option '" + option +
+                            "': expected a duration > 0 with a unit: ns, us, ms or s (e.g. 1ms)");
             }
         } else if (name == "period") {
             seen = &seen_period;
@@ -152,7 +153,8 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
             seen = &seen_signal;
             uint64_t signal;
             if (!parse_positive(value, &signal) || signal > uint64_t(SIGRTMAX)) {
-                return fail(error, "bad option '" + option + "': expected a signal number 1.." + std::to_string(SIGRTMAX));
+                return fail(error, "bad option '" + option + "': expected a signal number 1.." +
+                            std::to_string(SIGRTMAX));
             }
             if (const char* why = reserved_signal(int(signal))) {
                 return fail(error, "bad option '" + option + "': signal " + value + " is " + why +
@@ -168,7 +170,8 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
             else return fail(error, "bad option '" + option + "': expected log=off, warn, info or debug");
         } else {
             return fail(error, "unknown option '" + option +
-                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, log, biased, dry-run)");
+                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, log, biased, "
+                                   "dry-run)");
         }
         if (*seen) return fail(error, "bad option '" + option + "': '" + name + "' given twice");
         *seen = true;
@@ -177,8 +180,13 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
     }
 
     if (out->engine == EngineKind::kCpuTimer) {
-        if (seen_event) return fail(error, "bad option '" + event_option + "': the cpu-timer engine samples thread CPU time; event= is for engine=perf");
-        if (seen_period) return fail(error, "bad option '" + period_option + "': the cpu-timer engine takes interval=DURATION");
+        if (seen_event) {
+            return fail(error, "bad option '" + event_option +
+                        "': the cpu-timer engine samples thread CPU time; event= is for engine=perf");
+        }
+        if (seen_period) {
+            return fail(error, "bad option '" + period_option + "': the cpu-timer engine takes interval=DURATION");
+        }
         out->event_count = 0;
         out->period = seen_interval ? interval_ns : kDefaultIntervalNs;
         out->period_is_time = true;

@@ -36,7 +36,8 @@ std::vector<TaskComm> list_own_tasks() {
 }
 
 bool comm_matches(const char* comm, const char* java_name) {
-    if (strncmp(comm, java_name, 15) == 0 && (strlen(java_name) <= 15 ? strcmp(comm, java_name) == 0 : strlen(comm) == 15)) {
+    if (strncmp(comm, java_name, 15) == 0 &&
+        (strlen(java_name) <= 15 ? strcmp(comm, java_name) == 0 : strlen(comm) == 15)) {
         return true;
     }
     const char* dots = strstr(comm, "..");

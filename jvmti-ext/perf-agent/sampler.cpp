@@ -143,7 +143,8 @@ std::string open_failure(const EventSpec& event, int error) {
                        errno_name(error) + ")";
     bool hardware = event.type == PERF_TYPE_HARDWARE || event.type == PERF_TYPE_HW_CACHE;
     if (hardware && (error == ENOENT || error == ENODEV || error == EOPNOTSUPP || error == EINVAL)) {
-        if (!path_exists("/sys/bus/event_source/devices/cpu") && !path_exists("/sys/bus/event_source/devices/cpu_core")) {
+        if (!path_exists("/sys/bus/event_source/devices/cpu") &&
+            !path_exists("/sys/bus/event_source/devices/cpu_core")) {
             line += " — this machine has no hardware PMU; try event=task-clock or event=page-faults";
         } else {
             line += " — this CPU's PMU does not offer it; try event=task-clock or event=page-faults";

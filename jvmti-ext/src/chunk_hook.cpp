@@ -97,6 +97,7 @@ bool ChunkHook::installed() { return hook().installed.load(std::memory_order_acq
 bool ChunkHook::install(JNIEnv* jni, jbyteArray hook_class_bytes, jobject recorder, std::string* error) {
     HookState& h = hook();
     if (installed()) return true;
+    if (!agent().options.continuous) return fail(jni, error, "turned off by the agent option continuous=off");
     jvmtiEnv* jvmti = agent().jvmti;
     jvmtiCapabilities capabilities{};
     if (jvmti->GetCapabilities(&capabilities) != JVMTI_ERROR_NONE || !capabilities.can_retransform_classes) {

@@ -112,35 +112,15 @@ jvmtiError JNICALL get_extension_functions_with_stackreq(jvmtiEnv* env, jint* co
     return JVMTI_ERROR_NONE;
 }
 
-void deallocate_info(jvmtiEnv* env, jvmtiExtensionFunctionInfo& info) {
-    for (jint p = 0; p < info.param_count; p++) env->Deallocate(reinterpret_cast<unsigned char*>(info.params[p].name));
-    env->Deallocate(reinterpret_cast<unsigned char*>(info.params));
-    env->Deallocate(reinterpret_cast<unsigned char*>(info.errors));
-    env->Deallocate(reinterpret_cast<unsigned char*>(info.id));
-    env->Deallocate(reinterpret_cast<unsigned char*>(info.short_description));
-}
-
 }  // namespace
 
 bool find_vm_functions(jvmtiEnv* env, stackreq_functions* out) {
-    jint count = 0;
-    jvmtiExtensionFunctionInfo* list = nullptr;
-    GetExtensionFunctionsFunction get = g_original != nullptr ? g_original : env->functions->GetExtensionFunctions;
-    if (get(env, &count, &list) != JVMTI_ERROR_NONE) return false;
+    // Once the table is wrapped the list also has stackreq's ids; it is wrapped only after the
+    // VM's own list was found without them.
+    if (g_original != nullptr) return false;
     stackreq_functions found{};
-    for (jint i = 0; i < count; i++) {
-        const char* id = list[i].id;
-        if (id == nullptr) continue;
-        if (std::strcmp(id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
-            found.request_stack_trace = reinterpret_cast<stackreq_RequestStackTrace>(list[i].func);
-        } else if (std::strcmp(id, STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE) == 0) {
-            found.enable_request_stack_trace = reinterpret_cast<stackreq_EnableRequestStackTrace>(list[i].func);
-        } else if (std::strcmp(id, STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE) == 0) {
-            found.disable_request_stack_trace = reinterpret_cast<stackreq_DisableRequestStackTrace>(list[i].func);
-        }
-    }
-    for (jint i = 0; i < count; i++) deallocate_info(env, list[i]);
-    env->Deallocate(reinterpret_cast<unsigned char*>(list));
+    stackreq_find_extension_functions(env, &found.request_stack_trace, &found.enable_request_stack_trace,
+                                      &found.disable_request_stack_trace);
     if (found.request_stack_trace == nullptr) return false;
     found.vm_native = 1;
     *out = found;

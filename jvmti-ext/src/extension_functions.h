@@ -7,9 +7,8 @@
 
 namespace stackreq {
 
-// Looks the three ids up in the list an environment's GetExtensionFunctions returns.
-// Returns true and fills *out (vm_native = 1) when the list has RequestStackTrace.
-// Deallocates the list with the environment's Deallocate. Exposed for the unit test.
+// Returns true and fills *out (vm_native = 1) when the VM's own GetExtensionFunctions lists
+// RequestStackTrace; false once stackreq's functions are installed.
 bool find_vm_functions(jvmtiEnv* env, stackreq_functions* out);
 
 // Wraps GetExtensionFunctions in the (shared) JVMTI function table of env so that every

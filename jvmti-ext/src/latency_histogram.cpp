@@ -67,8 +67,8 @@ RequestLatency& request_latency() {
 namespace {
 void append(std::string* out, const char* name, const LatencyHistogram& h) {
     char line[256];
-    std::snprintf(line, sizeof(line), "\"%s\":{\"count\":%lld,\"p50\":%lld,\"p90\":%lld,\"p99\":%lld,\"max\":%lld}", name,
-                  static_cast<long long>(h.count()), static_cast<long long>(h.quantile(0.5)),
+    std::snprintf(line, sizeof(line), "\"%s\":{\"count\":%lld,\"p50\":%lld,\"p90\":%lld,\"p99\":%lld,\"max\":%lld}",
+                  name, static_cast<long long>(h.count()), static_cast<long long>(h.quantile(0.5)),
                   static_cast<long long>(h.quantile(0.9)), static_cast<long long>(h.quantile(0.99)),
                   static_cast<long long>(h.max()));
     *out += line;

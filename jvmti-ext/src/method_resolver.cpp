@@ -36,7 +36,8 @@ MethodResolver::Cached& MethodResolver::lookup(jmethodID method) {
     Cached cached{entry.id, {}};
     JvmtiString name(jvmti_), descriptor(jvmti_), class_signature(jvmti_);
     jclass holder = nullptr;
-    if (method != nullptr && jvmti_->GetMethodName(method, &name.value, &descriptor.value, nullptr) == JVMTI_ERROR_NONE &&
+    if (method != nullptr &&
+        jvmti_->GetMethodName(method, &name.value, &descriptor.value, nullptr) == JVMTI_ERROR_NONE &&
         jvmti_->GetMethodDeclaringClass(method, &holder) == JVMTI_ERROR_NONE &&
         jvmti_->GetClassSignature(holder, &class_signature.value, nullptr) == JVMTI_ERROR_NONE) {
         entry.class_name = class_name_from_signature(class_signature.value);

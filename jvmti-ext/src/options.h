@@ -16,6 +16,8 @@ struct Options {
     // pending=N: events waiting for JFR's current chunk to finish; beyond it stackreq asks JFR to
     // start a new chunk (as a dump does). 40 bytes an event.
     uint32_t pending_limit = 500000;
+    // continuous=off: do not hook JFR's chunk files; events reach a recording when it stops.
+    bool continuous = true;
     LogLevel log_level = LogLevel::kWarn;  // log=off|warn|info|debug[:PATH]
     std::string log_path;
     bool extensions = true;       // extensions=off: do not add the extension ids

@@ -36,7 +36,9 @@ bool file_recording_on(AgentState& state) {
 
 // Gates shared by every path; async-signal-safe.
 jvmtiError check_phase(AgentState& state) {
-    if (!state.live.load(std::memory_order_acquire)) return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
+    if (!state.live.load(std::memory_order_acquire)) {
+        return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
+    }
     if (!file_recording_on(state) && !state.recording_seen.load(std::memory_order_acquire)) {
         return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
     }
@@ -59,7 +61,9 @@ void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_
     const uint64_t pair_end = cycle_counter();
     latency.capture_and_enqueue.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered - walk_cycles)));
     if (walk_cycles > 0) latency.walk.record(LatencyClock::to_nanos(static_cast<int64_t>(walk_cycles)));
-    if (first_walk_cycles > 0) latency.first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(first_walk_cycles)));
+    if (first_walk_cycles > 0) {
+        latency.first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(first_walk_cycles)));
+    }
     latency.whole.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered)));
     latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
 }
@@ -68,7 +72,9 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
     ThreadSlotView thread;
-    if (!ThreadRegistry::find_current(&thread, &tid)) return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
+    if (!ThreadRegistry::find_current(&thread, &tid)) {
+        return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
+    }
     int64_t now = monotonic_ticks();
     if (!state.throttle.admit(now)) {
         Counters::add(Counter::throttled);
@@ -101,7 +107,9 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         slot->frame_count = 0;
         slot->truncated = false;
         state.ring.publish(slot);
-        sem_post(&state.emitter_wakeup);  // async-signal-safe; the stack is taken at once
+        // sem_post is async-signal-safe. The emitter takes the stack when it drains this slot,
+        // with JVMTI GetStackTrace at the thread's next safepoint: later than the request.
+        sem_post(&state.emitter_wakeup);
     }
     return JVMTI_ERROR_NONE;
 }
@@ -161,15 +169,6 @@ bool is_current_thread(AgentState& state, jthread target) {
     return same;
 }
 
-}  // namespace
-
-}  // namespace stackreq
-
-using namespace stackreq;
-
-namespace stackreq {
-namespace {
-
 jvmtiError request(AgentState& state, jvmtiEnv* env, jthread* thread, void* ucontext, jlong user_data) {
     if (env == nullptr) return reject(Counter::rejected_other, JVMTI_ERROR_INVALID_ENVIRONMENT);
     jvmtiError error = check_phase(state);
@@ -193,7 +192,10 @@ private:
 };
 
 }  // namespace
+
 }  // namespace stackreq
+
+using namespace stackreq;
 
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
                                                                        void* ucontext, jlong user_data) {

@@ -100,12 +100,13 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
     if (at_signal.fp >= at_signal.sp && at_signal.fp - at_signal.sp <= kMaxStubFrameBytes &&
         on_stack(thread, at_signal.fp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
-        result = walk_from(thread.jni, ucontext, Registers{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]},
-                           frames, max_depth);
+        const Registers caller{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]};
+        result = walk_from(thread.jni, ucontext, caller, frames, max_depth);
         if (result > 0) return result;
     }
     // A stub that builds no frame at all: the return address is at sp.
-    const int32_t from_sp = walk_from_unbuilt_frame(thread, ucontext, FrameSetup::kReturnAddressOnTop, frames, max_depth);
+    const int32_t from_sp = walk_from_unbuilt_frame(thread, ucontext, FrameSetup::kReturnAddressOnTop, frames,
+                                                    max_depth);
     return from_sp != 0 ? from_sp : result;
 }
 
@@ -188,8 +189,6 @@ bool StackWalker::init() {
     g_signal_restorer = find_signal_restorer();
     return g_async_get_call_trace != nullptr;
 }
-
-bool StackWalker::available() { return g_async_get_call_trace != nullptr; }
 
 int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
                           uint32_t max_depth, bool* recovered, uint64_t* first_walk_cycles) {

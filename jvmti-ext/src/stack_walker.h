@@ -1,9 +1,11 @@
 // Unbiased stack walks from a signal's ucontext with the JVM's AsyncGetCallTrace, plus the
-// stub recovery of DESIGN decision 2: when the walk fails because the PC is in a stub (e.g.
-// an arraycopy stub; see stub_code.h), unwind that one native frame and walk again from the
-// Java caller. Where the PC shows that the frame is not set up (a compiled method's prologue
-// or epilogue, code_pages.h; a stub's entry or return) the walk starts at the caller, because
-// AsyncGetCallTrace would size the missing frame from sp and return stale stack slots.
+// stub recovery: AsyncGetCallTrace fails when the PC is in a leaf stub (see stub_code.h), and
+// a copy loop spends its time in the arraycopy stub, so without the recovery exactly the
+// samples of its hot line would have no stack. The recovery unwinds that one native frame and
+// walks again from the Java caller. Where the PC shows that the frame is not set up (a
+// compiled method's prologue or epilogue, code_pages.h; a stub's entry or return) the walk
+// starts at the caller, because AsyncGetCallTrace would size the missing frame from sp and
+// return stale stack slots.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +36,6 @@ class StackWalker {
 public:
     // Normal context: finds AsyncGetCallTrace in the loaded libjvm.
     static bool init();
-    static bool available();
 
     // Async-signal-safe. Walks the calling thread from ucontext into frames (max_depth
     // entries). Returns the frame count (> 0) or a WalkError. *recovered is set when the

@@ -35,7 +35,8 @@ uint64_t WalkedStackCache::find(const CallFrame* frames, int32_t count, bool tru
 void WalkedStackCache::remember(const CallFrame* frames, int32_t count, bool truncated, uint64_t stack_id) {
     if (capacity_ == 0) return;
     if (by_hash_.size() >= capacity_) by_hash_.clear();
-    by_hash_.emplace(hash(frames, count, truncated), Entry{stack_id, truncated, std::vector<CallFrame>(frames, frames + count)});
+    by_hash_.emplace(hash(frames, count, truncated),
+                     Entry{stack_id, truncated, std::vector<CallFrame>(frames, frames + count)});
 }
 
 }  // namespace stackreq

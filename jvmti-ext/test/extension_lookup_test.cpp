@@ -1,6 +1,7 @@
-// Issue 2 item 7: with a fake JVMTI function table, the lookup forwards to VM-native functions
-// when the VM lists them (and stackreq then registers nothing), and otherwise stackreq's three
-// ids appear in GetExtensionFunctions with memory the caller can Deallocate.
+// With a fake JVMTI function table: the agent forwards to VM-native functions when the VM lists
+// them (and stackreq then registers nothing), and otherwise stackreq's three ids appear in
+// GetExtensionFunctions with memory the caller can Deallocate. stackreq.h's header-only lookup,
+// compiled as C++ and as C, finds what is listed and frees everything the list allocated.
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -11,10 +12,15 @@
 
 using namespace stackreq;
 
+extern "C" jvmtiError extension_lookup_from_c(jvmtiEnv* env, stackreq_RequestStackTrace* request,
+                                              stackreq_EnableRequestStackTrace* enable,
+                                              stackreq_DisableRequestStackTrace* disable);
+
 namespace {
 
 std::set<void*> g_live_allocations;
 bool g_vm_lists_functions = false;
+bool g_vm_lists_only_request = false;
 
 jvmtiError JNICALL fake_allocate(jvmtiEnv*, jlong size, unsigned char** out) {
     *out = static_cast<unsigned char*>(std::malloc(size > 0 ? size : 1));
@@ -51,15 +57,32 @@ void fill(jvmtiEnv* env, jvmtiExtensionFunctionInfo* info, jvmtiExtensionFunctio
 // The VM's own list: one unrelated extension, plus the three JEP functions when the fake VM
 // "ships" the feature.
 jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmtiExtensionFunctionInfo** out) {
-    jint n = g_vm_lists_functions ? 4 : 1;
+    jint n = g_vm_lists_functions ? 4 : g_vm_lists_only_request ? 2 : 1;
     unsigned char* memory = nullptr;
     fake_allocate(env, sizeof(jvmtiExtensionFunctionInfo) * n, &memory);
     auto* list = reinterpret_cast<jvmtiExtensionFunctionInfo*>(memory);
     fill(env, &list[0], vm_other, "com.sun.hotspot.functions.IsClassUnloadingEnabled");
+    // Parameters and errors too, so that the lookup must free every kind of allocation.
+    unsigned char* params = nullptr;
+    fake_allocate(env, sizeof(jvmtiParamInfo), &params);
+    std::memset(params, 0, sizeof(jvmtiParamInfo));
+    list[0].params = reinterpret_cast<jvmtiParamInfo*>(params);
+    list[0].params[0].name = allocated_copy(env, "is_enabled");
+    list[0].param_count = 1;
+    unsigned char* errors = nullptr;
+    fake_allocate(env, sizeof(jvmtiError), &errors);
+    list[0].errors = reinterpret_cast<jvmtiError*>(errors);
+    list[0].errors[0] = JVMTI_ERROR_NULL_POINTER;
+    list[0].error_count = 1;
+    if (g_vm_lists_only_request) {
+        fill(env, &list[1], reinterpret_cast<jvmtiExtensionFunction>(vm_request), STACKREQ_ID_REQUEST_STACK_TRACE);
+    }
     if (g_vm_lists_functions) {
         fill(env, &list[1], reinterpret_cast<jvmtiExtensionFunction>(vm_request), STACKREQ_ID_REQUEST_STACK_TRACE);
-        fill(env, &list[2], reinterpret_cast<jvmtiExtensionFunction>(vm_enable), STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE);
-        fill(env, &list[3], reinterpret_cast<jvmtiExtensionFunction>(vm_disable), STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE);
+        fill(env, &list[2], reinterpret_cast<jvmtiExtensionFunction>(vm_enable),
+             STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE);
+        fill(env, &list[3], reinterpret_cast<jvmtiExtensionFunction>(vm_disable),
+             STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE);
     }
     *count = n;
     *out = list;
@@ -68,7 +91,9 @@ jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmt
 
 void free_list(jvmtiEnv* env, jint count, jvmtiExtensionFunctionInfo* list) {
     for (jint i = 0; i < count; i++) {
-        for (jint p = 0; p < list[i].param_count; p++) env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params[p].name));
+        for (jint p = 0; p < list[i].param_count; p++) {
+            env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params[p].name));
+        }
         env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params));
         env->Deallocate(reinterpret_cast<unsigned char*>(list[i].errors));
         env->Deallocate(reinterpret_cast<unsigned char*>(list[i].id));
@@ -88,9 +113,59 @@ int count_id(jint count, jvmtiExtensionFunctionInfo* list, const char* id, jvmti
     return found;
 }
 
+jvmtiError JNICALL failing_get_extension_functions(jvmtiEnv*, jint*, jvmtiExtensionFunctionInfo**) {
+    return JVMTI_ERROR_WRONG_PHASE;
+}
+
 // Static so the table outlives the test, like libjvm's; one per scenario.
 jvmtiInterface_1 g_native_table;
 jvmtiInterface_1 g_plain_table;
+jvmtiInterface_1 g_lookup_table;
+
+using Lookup = jvmtiError (*)(jvmtiEnv*, stackreq_RequestStackTrace*, stackreq_EnableRequestStackTrace*,
+                              stackreq_DisableRequestStackTrace*);
+
+jvmtiError lookup_from_cpp(jvmtiEnv* env, stackreq_RequestStackTrace* request, stackreq_EnableRequestStackTrace* enable,
+                           stackreq_DisableRequestStackTrace* disable) {
+    return stackreq_find_extension_functions(env, request, enable, disable);
+}
+
+void header_lookup_finds_what_is_listed(Lookup lookup) {
+    g_lookup_table.Allocate = fake_allocate;
+    g_lookup_table.Deallocate = fake_deallocate;
+    g_lookup_table.GetExtensionFunctions = fake_get_extension_functions;
+    _jvmtiEnv env_storage{};
+    env_storage.functions = &g_lookup_table;
+    jvmtiEnv* env = &env_storage;
+    stackreq_RequestStackTrace request = nullptr;
+    stackreq_EnableRequestStackTrace enable = nullptr;
+    stackreq_DisableRequestStackTrace disable = nullptr;
+
+    g_vm_lists_functions = true;
+    CHECK(lookup(env, &request, &enable, &disable) == JVMTI_ERROR_NONE);
+    CHECK(reinterpret_cast<void*>(request) == reinterpret_cast<void*>(vm_request));
+    CHECK(reinterpret_cast<void*>(enable) == reinterpret_cast<void*>(vm_enable));
+    CHECK(reinterpret_cast<void*>(disable) == reinterpret_cast<void*>(vm_disable));
+    CHECK(g_live_allocations.empty());
+
+    g_vm_lists_functions = false;
+    g_vm_lists_only_request = true;
+    CHECK(lookup(env, &request, &enable, &disable) == JVMTI_ERROR_NOT_AVAILABLE);
+    CHECK(reinterpret_cast<void*>(request) == reinterpret_cast<void*>(vm_request));
+    CHECK(enable == nullptr);
+    CHECK(disable == nullptr);
+    CHECK(g_live_allocations.empty());
+    g_vm_lists_only_request = false;
+
+    CHECK(lookup(env, &request, &enable, &disable) == JVMTI_ERROR_NOT_AVAILABLE);
+    CHECK(request == nullptr);
+    CHECK(g_live_allocations.empty());
+
+    g_lookup_table.GetExtensionFunctions = failing_get_extension_functions;
+    request = vm_request;
+    CHECK(lookup(env, &request, &enable, &disable) == JVMTI_ERROR_WRONG_PHASE);
+    CHECK(request == nullptr);
+}
 
 void vm_native_functions_are_forwarded() {
     g_vm_lists_functions = true;
@@ -165,7 +240,8 @@ void stackreq_functions_are_registered() {
     stackreq_functions looked_up{};
     CHECK(stackreq_get_functions(env, &looked_up) == JVMTI_ERROR_NONE);
     CHECK(looked_up.vm_native == 0);
-    CHECK(reinterpret_cast<void*>(looked_up.request_stack_trace) == reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
+    CHECK(reinterpret_cast<void*>(looked_up.request_stack_trace) ==
+          reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
     CHECK(g_live_allocations.empty());
     CHECK(stackreq_get_functions(env, nullptr) == JVMTI_ERROR_NULL_POINTER);
     CHECK(stackreq_get_functions(nullptr, &looked_up) == JVMTI_ERROR_INVALID_ENVIRONMENT);
@@ -174,6 +250,8 @@ void stackreq_functions_are_registered() {
 }  // namespace
 
 int main() {
+    header_lookup_finds_what_is_listed(lookup_from_cpp);
+    header_lookup_finds_what_is_listed(extension_lookup_from_c);
     vm_native_functions_are_forwarded();
     stackreq_functions_are_registered();
     std::printf("extension_lookup_test: ok\n");

@@ -124,7 +124,8 @@ void print_expected(const ChunkContent& c) {
         for (const ThreadEntry& t : c.threads) {
             if (t.id != e.thread_id) continue;
             thread = (t.java_name.empty() ? std::string("null") : t.java_name) + "/" + t.os_name + "/" +
-                     std::to_string(t.os_thread_id) + "/" + std::to_string(t.java_thread_id == 0 ? -1 : t.java_thread_id);
+                     std::to_string(t.os_thread_id) + "/" +
+                     std::to_string(t.java_thread_id == 0 ? -1 : t.java_thread_id);
         }
         std::string stack = "null";
         for (const StackTraceEntry& k : c.stacks) {
@@ -191,8 +192,10 @@ int bench(size_t events) {
         }
         c.stacks.push_back(stack);
     }
-    for (uint64_t t = 1; t <= 16; t++) c.threads.push_back({t, static_cast<int64_t>(1000 + t), static_cast<int64_t>(t),
-                                                            "thread-" + std::to_string(t), "thread-" + std::to_string(t)});
+    for (uint64_t t = 1; t <= 16; t++) {
+        c.threads.push_back({t, static_cast<int64_t>(1000 + t), static_cast<int64_t>(t), "thread-" + std::to_string(t),
+                             "thread-" + std::to_string(t)});
+    }
     for (size_t i = 0; i < events; i++) {
         c.events.push_back({c.start_ticks + static_cast<int64_t>(i) * 1000, 1 + i % 16, 1 + (i * 31) % 100,
                             static_cast<int64_t>(i * 2654435761u), i % 50 == 0, false});

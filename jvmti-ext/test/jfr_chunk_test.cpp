@@ -33,7 +33,8 @@ ChunkContent sample() {
     };
     c.stacks = {
         {101, false, {{11, 1502, 12, FrameType::kJava}, {12, 9, 0, FrameType::kCompiled}}},
-        {102, true, {{14, -1, -3, FrameType::kNative}, {13, -1, -1, FrameType::kJava}, {12, 10, 5, FrameType::kInterpreted}}},
+        {102, true, {{14, -1, -3, FrameType::kNative}, {13, -1, -1, FrameType::kJava},
+                     {12, 10, 5, FrameType::kInterpreted}}},
         {103, false, {{15, 1, 1, FrameType::kInlined}}},  // used by no event
     };
     c.threads = {
@@ -302,7 +303,8 @@ void test_pools() {
     const jfrtest::Value& package = pool_entry(chunk, "jdk.types.Package", string_class.items[1].number);
     CHECK(symbol(chunk, package.items[0].number) == "java/lang");
     // The unnamed package is null, as in the JVM's pools.
-    const jfrtest::Value& main_class = pool_entry(chunk, "java.lang.Class", pool_entry(chunk, "jdk.types.Method", 12).items[0].number);
+    const jfrtest::Value& main_class = pool_entry(chunk, "java.lang.Class",
+                                                  pool_entry(chunk, "jdk.types.Method", 12).items[0].number);
     CHECK(main_class.items[1].number == 0);
     // Hidden classes keep their name and are marked.
     const jfrtest::Value& lambda = pool_entry(chunk, "jdk.types.Method", 14);
@@ -329,7 +331,8 @@ void test_keys_stable_across_chunks() {
     uint64_t main_a = pool_entry(ca, "jdk.types.Method", 12).items[0].number;
     uint64_t main_b = pool_entry(cb, "jdk.types.Method", 12).items[0].number;
     CHECK(main_a == main_b);
-    CHECK(pool_entry(ca, "jdk.types.Method", 12).items[1].number == pool_entry(cb, "jdk.types.Method", 12).items[1].number);
+    CHECK(pool_entry(ca, "jdk.types.Method", 12).items[1].number ==
+          pool_entry(cb, "jdk.types.Method", 12).items[1].number);
     CHECK(pool_size(cb, "jdk.types.Method") == 3);
     // Same metadata, same metadata id; another request type id, another metadata id.
     CHECK(ca.metadata_id == cb.metadata_id);

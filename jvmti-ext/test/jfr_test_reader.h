@@ -153,7 +153,9 @@ inline Value read_struct(Cursor& c, const Chunk& chunk, const Class& klass) {
         if (f.array) {
             Value array;
             uint64_t n = c.varint();
-            for (uint64_t i = 0; i < n && c.ok; i++) array.items.push_back(read_value(c, chunk, f.type, f.constant_pool));
+            for (uint64_t i = 0; i < n && c.ok; i++) {
+                array.items.push_back(read_value(c, chunk, f.type, f.constant_pool));
+            }
             v.items.push_back(array);
         } else {
             v.items.push_back(read_value(c, chunk, f.type, f.constant_pool));

@@ -33,6 +33,7 @@ int main() {
     const int64_t converted = LatencyClock::to_nanos(static_cast<int64_t>(cycle_counter() - start_cycles));
     const int64_t measured = monotonic_ticks() - start_nanos;
     CHECK(converted > measured * 98 / 100 && converted < measured * 102 / 100);
-    std::printf("latency_histogram_test: ok (p50 %lld, p99 %lld)\n", static_cast<long long>(p50), static_cast<long long>(p99));
+    std::printf("latency_histogram_test: ok (p50 %lld, p99 %lld)\n", static_cast<long long>(p50),
+                static_cast<long long>(p99));
     return 0;
 }

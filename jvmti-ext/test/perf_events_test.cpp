@@ -103,7 +103,8 @@ void test_event_encodings() {
 
     EventSpec spec;
     for (const char* bad : {"", "L1-dcache", "LLC", "cache-miss", "task-clock ", "Task-clock", "LLC-load-missesx",
-                            "L1-dcache-loads-misses", "cpu-timer", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}) {
+                            "L1-dcache-loads-misses", "cpu-timer",
+                            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}) {
         CHECK(!find_event(bad, &spec));
     }
     CHECK(!find_event(nullptr, &spec));
@@ -459,7 +460,9 @@ void run_workers(int workers, int target, std::vector<pid_t>* tids) {
     for (int waited = 0; waited < 600 && g_requests.load() < target; waited++) usleep(100000);
     give_up.store(true);
     for (std::thread& thread : threads) thread.join();
-    if (g_requests.load() < target) fprintf(stderr, "only %d of %d overflow signals arrived\n", g_requests.load(), target);
+    if (g_requests.load() < target) {
+        fprintf(stderr, "only %d of %d overflow signals arrived\n", g_requests.load(), target);
+    }
     CHECK(g_requests.load() >= target);
 }
 
@@ -556,7 +559,9 @@ void test_perf_signals() {
     std::sort(leader_deltas.begin(), leader_deltas.end());
     uint64_t median = leader_deltas[leader_deltas.size() / 2];
     CHECK(median >= config.period / 2 && median <= config.period * 2);
-    fprintf(stderr, "perf: %zu samples on 2 threads, task-clock deltas %llu..%llu ns (median %llu), %llu page faults, %llu WRONG_PHASE\n",
+    fprintf(stderr,
+            "perf: %zu samples on 2 threads, task-clock deltas %llu..%llu ns (median %llu), %llu page faults, "
+            "%llu WRONG_PHASE\n",
             g_popped.size(), (unsigned long long)min_delta, (unsigned long long)max_delta, (unsigned long long)median,
             (unsigned long long)page_faults, (unsigned long long)wrong_phase);
 

@@ -89,9 +89,10 @@ public final class Bench {
             }
         }
         if (jdks.isEmpty()) {
-            jdks.add(Path.of("/usr/lib/jvm/java-17-openjdk-amd64"));
+            // Found by tests/bench/run.
+            jdks.add(Path.of(System.getProperty("bench.jdk17")));
             // --quick stays under ~5 minutes with one JDK; name both with --jdk to run both.
-            if (!quick) jdks.add(Path.of("/usr/lib/jvm/temurin-25-jdk-amd64"));
+            if (!quick) jdks.add(Path.of(System.getProperty("bench.jdk25")));
         }
         if (reps < 0) reps = quick ? 2 : 5;
         Bench bench = new Bench(quick, jdks, parts, reps);
@@ -141,6 +142,7 @@ public final class Bench {
     }
 
     Path stackreqSettings() throws IOException {
-        return settings("stackreq", "  <event name=\"jdk.StackTraceRequest\"><setting name=\"enabled\">true</setting></event>\n");
+        return settings("stackreq",
+                "  <event name=\"jdk.StackTraceRequest\"><setting name=\"enabled\">true</setting></event>\n");
     }
 }

@@ -15,7 +15,8 @@ final class EmitterPart {
             return;
         }
         Bench.progress("emitter (native)");
-        ProcessBuilder builder = new ProcessBuilder(List.of(bench.emitterBench.toString(), bench.quick ? "--quick" : "--full"))
+        ProcessBuilder builder = new ProcessBuilder(List.of(bench.emitterBench.toString(),
+                bench.quick ? "--quick" : "--full"))
                 .redirectError(ProcessBuilder.Redirect.INHERIT);
         Process process = builder.start();
         String text = new String(process.getInputStream().readAllBytes());

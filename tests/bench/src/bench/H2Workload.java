@@ -22,7 +22,8 @@ final class H2Workload extends Workload {
             s.execute("CREATE TABLE orders(id BIGINT PRIMARY KEY, customer INT, item VARCHAR(64), amount DOUBLE)");
             s.execute("CREATE INDEX orders_customer ON orders(customer)");
             // A resident part the queries also touch.
-            s.execute("INSERT INTO orders SELECT X + 1000000000, MOD(X, 997), 'base-' || X, X * 0.5 FROM SYSTEM_RANGE(1, 20000)");
+            s.execute("INSERT INTO orders SELECT X + 1000000000, MOD(X, 997), 'base-' || X, X * 0.5 "
+                    + "FROM SYSTEM_RANGE(1, 20000)");
         }
         insert = connection.prepareStatement("INSERT INTO orders VALUES (?, ?, ?, ?)");
         point = connection.prepareStatement("SELECT item, amount FROM orders WHERE id = ?");

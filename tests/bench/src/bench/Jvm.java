@@ -22,7 +22,9 @@ final class Jvm {
 
     Jvm(Path home) throws IOException {
         this.home = home;
-        if (!Files.isExecutable(home.resolve("bin/java"))) throw new IOException("not a JDK: " + home + " (no bin/java)");
+        if (!Files.isExecutable(home.resolve("bin/java"))) {
+            throw new IOException("not a JDK: " + home + " (no bin/java)");
+        }
         int found = 0;
         for (String line : Files.readAllLines(home.resolve("release"))) {
             if (line.startsWith("JAVA_VERSION=")) {
@@ -46,7 +48,8 @@ final class Jvm {
         final long startNanos;
         final long endNanos;
 
-        Result(Path dir, int exitCode, List<String> lines, List<Long> lineNanos, long pid, long startNanos, long endNanos) {
+        Result(Path dir, int exitCode, List<String> lines, List<Long> lineNanos, long pid,
+                long startNanos, long endNanos) {
             this.dir = dir;
             this.exitCode = exitCode;
             this.lines = lines;
@@ -83,8 +86,8 @@ final class Jvm {
      * Runs java with jvmArgs, then mainClass and args; stdout and stderr go to dir. monitor, when
      * not null, runs on its own thread with the live process until it ends.
      */
-    Result run(Path dir, List<String> jvmArgs, String classpath, String mainClass, List<String> args, int timeoutSeconds,
-               Consumer<Process> monitor) throws IOException, InterruptedException {
+    Result run(Path dir, List<String> jvmArgs, String classpath, String mainClass, List<String> args,
+               int timeoutSeconds, Consumer<Process> monitor) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         List<String> command = new ArrayList<>();
         command.add(home.resolve("bin/java").toString());
@@ -101,7 +104,8 @@ final class Jvm {
         List<String> lines = Collections.synchronizedList(new ArrayList<>());
         List<Long> times = Collections.synchronizedList(new ArrayList<>());
         Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            try (BufferedReader in = new BufferedReader(
+                         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
                  PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("stdout.txt")))) {
                 for (String line; (line = in.readLine()) != null; ) {
                     times.add(System.nanoTime());
@@ -127,6 +131,7 @@ final class Jvm {
         long end = System.nanoTime();
         reader.join();
         if (watcher != null) watcher.join(5000);
-        return new Result(dir, process.exitValue(), new ArrayList<>(lines), new ArrayList<>(times), process.pid(), start, end);
+        return new Result(dir, process.exitValue(), new ArrayList<>(lines), new ArrayList<>(times),
+                process.pid(), start, end);
     }
 }

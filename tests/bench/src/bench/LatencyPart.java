@@ -31,7 +31,8 @@ final class LatencyPart {
         List<Integer> depths = Recordings.stackDepths(dir.resolve("rec.jfr"), "jdk.StackTraceRequest");
         return new Run(Recordings.latency(json, "captureAndEnqueueNanos"), Recordings.latency(json, "walkNanos"),
                 Recordings.latency(json, "clockPairNanos"), Recordings.latency(json, "firstWalkNanos"),
-                Recordings.latency(json, "wholeNanos"), depths.isEmpty() ? -1 : depths.get(depths.size() / 2), depths.size());
+                Recordings.latency(json, "wholeNanos"), depths.isEmpty() ? -1 : depths.get(depths.size() / 2),
+                depths.size());
     }
 
     void run() throws Exception {
@@ -71,18 +72,19 @@ final class LatencyPart {
     private void print(Jvm jdk, List<List<Run>> byDepth, int reps) {
         bench.emit("## Request path latency, " + jdk.label());
         bench.emit("");
-        bench.emit("RequestStackTrace from a perf task-clock signal (1 ms) on a thread spinning at the given Java stack "
-                + "depth, compiled frames; only requests taken at full depth count (a JFR recording of "
-                + "jdk.StackTraceRequest runs while the thread is at depth). Measured in the agent (latency=) with the TSC: "
-                + "bare walk = the first AsyncGetCallTrace call alone (what any ASGCT-based profiler pays); all walks = "
-                + "that plus the 6-frame PC-1 probe walk for the top frame (and a stub recovery when one runs); "
-                + "capture-and-enqueue = the request minus all walks; whole = entry to return. TSC pair = two "
-                + "back-to-back reads (the measurement itself; about three reads fall in capture-and-enqueue). "
+        bench.emit("RequestStackTrace from a perf task-clock signal (1 ms) on a thread spinning at the given Java "
+                + "stack depth, compiled frames; only requests taken at full depth count (a JFR recording of "
+                + "jdk.StackTraceRequest runs while the thread is at depth). Measured in the agent (latency=) with "
+                + "the TSC: bare walk = the first AsyncGetCallTrace call alone (what any ASGCT-based profiler pays); "
+                + "all walks = that plus the 6-frame PC-1 probe walk for the top frame (and a stub recovery when "
+                + "one runs); capture-and-enqueue = the request minus all walks; whole = entry to return. TSC pair "
+                + "= two back-to-back reads (the measurement itself; about three reads fall in capture-and-enqueue). "
                 + "Percentiles are bucket upper bounds (±12%)"
                 + (reps > 1 ? "; median of " + reps + " runs." : "."));
         bench.emit("");
-        bench.emit("| depth | frames (median) | requests | capture-and-enqueue p50 / p90 / p99 / max | bare walk p50 / p90 / p99 / max "
-                + "| all walks p50 / p99 | whole p50 / p99 | whole ÷ bare walk, p50 / p99 | TSC pair p50 / p99 |");
+        bench.emit("| depth | frames (median) | requests | capture-and-enqueue p50 / p90 / p99 / max "
+                + "| bare walk p50 / p90 / p99 / max | all walks p50 / p99 | whole p50 / p99 "
+                + "| whole ÷ bare walk, p50 / p99 | TSC pair p50 / p99 |");
         bench.emit("|---|---|---|---|---|---|---|---|---|");
         for (int d = 0; d < DEPTHS.length; d++) {
             List<Run> runs = byDepth.get(d);
@@ -93,8 +95,10 @@ final class LatencyPart {
             }
             double r50 = med(runs, WHOLE, 1) / med(runs, BARE, 1);
             double r99 = med(runs, WHOLE, 3) / med(runs, BARE, 3);
-            bench.emit("| " + DEPTHS[d] + " | " + Stats.f0(Stats.median(frames)) + " | " + Stats.f0(Stats.median(counts)) + " | "
-                    + quad(runs, CAE) + " | " + quad(runs, BARE) + " | " + pair(runs, WALK) + " | " + pair(runs, WHOLE) + " | "
+            bench.emit("| " + DEPTHS[d] + " | " + Stats.f0(Stats.median(frames)) + " | "
+                    + Stats.f0(Stats.median(counts)) + " | "
+                    + quad(runs, CAE) + " | " + quad(runs, BARE) + " | " + pair(runs, WALK) + " | "
+                    + pair(runs, WHOLE) + " | "
                     + Stats.f3(r50) + " / " + Stats.f3(r99) + " | " + pair(runs, CLOCK) + " |");
         }
         bench.emit("");

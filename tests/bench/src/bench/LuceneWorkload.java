@@ -83,7 +83,9 @@ final class LuceneWorkload extends Workload {
                             top = searcher.search(new PhraseQuery("body", word(), word()), 10);
                     }
                     hits += top.totalHits.value;
-                    if (top.scoreDocs.length > 0) hits += searcher.storedFields().document(top.scoreDocs[0].doc).get("id").length();
+                    if (top.scoreDocs.length > 0) {
+                        hits += searcher.storedFields().document(top.scoreDocs[0].doc).get("id").length();
+                    }
                 }
             }
         }

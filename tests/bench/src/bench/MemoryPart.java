@@ -73,8 +73,10 @@ final class MemoryPart {
     List<String> jvmArgs(Config c, Path dir) throws IOException {
         List<String> args = new ArrayList<>(List.of("-Xms256m", "-Xmx256m"));
         String stackreq = "-agentpath:" + bench.lib("libstackreq.so");
-        String perf = "-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=100us,out=" + dir.resolve("samples.jsonl");
-        String recording = "-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings=" + bench.stackreqSettings();
+        String perf = "-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=100us,out="
+                + dir.resolve("samples.jsonl");
+        String recording = "-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings="
+                + bench.stackreqSettings();
         switch (c.id) {
             case "none": break;
             case "jfr": args.add(recording); break;
@@ -161,11 +163,12 @@ final class MemoryPart {
     private void print(Jvm jdk, Map<String, List<Measured>> results, int reps) {
         bench.emit("## Memory, " + jdk.label());
         bench.emit("");
-        bench.emit("VmRSS of a JVM spinning at depth 50 (-Xms256m -Xmx256m), sampled every 100 ms: at 1 s into the spin, "
-                + "at its end (" + (bench.quick ? 4 : 10) + " s) and the growth rate between; median of " + reps + " run(s). "
-                + "Requests/s and drops come from the perf samples and stackreq's statistics event.");
+        bench.emit("VmRSS of a JVM spinning at depth 50 (-Xms256m -Xmx256m), sampled every 100 ms: at 1 s into the "
+                + "spin, at its end (" + (bench.quick ? 4 : 10) + " s) and the growth rate between; median of "
+                + reps + " run(s). Requests/s and drops come from the perf samples and stackreq's statistics event.");
         bench.emit("");
-        bench.emit("| configuration | RSS at 1 s (MiB) | RSS at end (MiB) | growth (MiB/min) | requests/s | accepted / dropped | emitter CPU per event |");
+        bench.emit("| configuration | RSS at 1 s (MiB) | RSS at end (MiB) | growth (MiB/min) | requests/s "
+                + "| accepted / dropped | emitter CPU per event |");
         bench.emit("|---|---|---|---|---|---|---|");
         for (Config c : CONFIGS) {
             List<Measured> runs = results.get(c.id);
@@ -173,9 +176,12 @@ final class MemoryPart {
             double emitted = med(runs, m -> m.emitted);
             double cpu = med(runs, m -> m.emitterCpuNanos);
             String perEvent = emitted > 0 && !Double.isNaN(cpu) ? Stats.nanos(cpu / emitted) : "–";
-            bench.emit("| " + c.label + " | " + Stats.mib(med(runs, m -> m.rssAt1s)) + " | " + Stats.mib(med(runs, m -> m.rssEnd))
-                    + " | " + Stats.signedMib(med(runs, m -> m.slopePerMinute)) + " | " + Stats.f0(med(runs, m -> m.requestsPerSecond))
-                    + " | " + (accepted >= 0 ? Stats.f0(accepted) + " / " + Stats.f0(dropped) : "–") + " | " + perEvent + " |");
+            bench.emit("| " + c.label + " | " + Stats.mib(med(runs, m -> m.rssAt1s)) + " | "
+                    + Stats.mib(med(runs, m -> m.rssEnd))
+                    + " | " + Stats.signedMib(med(runs, m -> m.slopePerMinute)) + " | "
+                    + Stats.f0(med(runs, m -> m.requestsPerSecond))
+                    + " | " + (accepted >= 0 ? Stats.f0(accepted) + " / " + Stats.f0(dropped) : "–")
+                    + " | " + perEvent + " |");
         }
         bench.emit("");
         bench.emit("| added by | at 1 s (MiB) | at end (MiB) |");

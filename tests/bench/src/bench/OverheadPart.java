@@ -29,13 +29,19 @@ final class OverheadPart {
         all.add(new Config("none", "no agent", 0, Samples.NONE, "none", null));
         for (String interval : new String[] {"1ms", "100us"}) {
             String label = interval.equals("1ms") ? "1 ms" : "100 µs";
-            all.add(new Config("stackreq-" + interval, "stackreq + perf agent, task-clock " + label, 0, Samples.STACKREQ, "stackreq", interval));
-            all.add(new Config("dry-" + interval, "perf agent dry-run (signals, no request), " + label, 0, Samples.PERF_DRY_RUN, "dry", interval));
-            all.add(new Config("ap-cpu-" + interval, "async-profiler 4.2 event=cpu, " + label, 0, Samples.EXECUTION_SAMPLE, "ap-cpu", interval));
-            all.add(new Config("ap-itimer-" + interval, "async-profiler 4.2 event=itimer, " + label, 0, Samples.EXECUTION_SAMPLE, "ap-itimer", interval));
+            all.add(new Config("stackreq-" + interval, "stackreq + perf agent, task-clock " + label, 0,
+                    Samples.STACKREQ, "stackreq", interval));
+            all.add(new Config("dry-" + interval, "perf agent dry-run (signals, no request), " + label, 0,
+                    Samples.PERF_DRY_RUN, "dry", interval));
+            all.add(new Config("ap-cpu-" + interval, "async-profiler 4.2 event=cpu, " + label, 0,
+                    Samples.EXECUTION_SAMPLE, "ap-cpu", interval));
+            all.add(new Config("ap-itimer-" + interval, "async-profiler 4.2 event=itimer, " + label, 0,
+                    Samples.EXECUTION_SAMPLE, "ap-itimer", interval));
         }
-        all.add(new Config("jfr-exec", "JFR jdk.ExecutionSample, period 1 ms (smallest)", 0, Samples.EXECUTION_SAMPLE, "jfr-exec", "1ms"));
-        all.add(new Config("jfr-cpu", "JFR jdk.CPUTimeSample, throttle 1 ms", 25, Samples.CPU_TIME_SAMPLE, "jfr-cpu", "1ms"));
+        all.add(new Config("jfr-exec", "JFR jdk.ExecutionSample, period 1 ms (smallest)", 0, Samples.EXECUTION_SAMPLE,
+                "jfr-exec", "1ms"));
+        all.add(new Config("jfr-cpu", "JFR jdk.CPUTimeSample, throttle 1 ms", 25,
+                Samples.CPU_TIME_SAMPLE, "jfr-cpu", "1ms"));
         all.removeIf(c -> c.minFeature > jdk.feature);
         return all;
     }
@@ -43,7 +49,8 @@ final class OverheadPart {
     List<String> jvmArgs(Config c, Path dir) throws Exception {
         List<String> args = new ArrayList<>(List.of("-Xms512m", "-Xmx512m"));
         String stackreq = "-agentpath:" + bench.lib("libstackreq.so");
-        String perf = "-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=" + c.interval + ",out=" + dir.resolve("samples.jsonl");
+        String perf = "-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=" + c.interval + ",out="
+                + dir.resolve("samples.jsonl");
         String recording = "-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings=";
         switch (c.kind) {
             case "none": break;
@@ -55,8 +62,8 @@ final class OverheadPart {
                 break;
             case "ap-cpu":
             case "ap-itimer":
-                args.add("-agentpath:" + bench.asyncProfiler + "=start,event=" + c.kind.substring(3) + ",interval=" + c.interval
-                        + ",file=" + dir.resolve("rec.jfr"));
+                args.add("-agentpath:" + bench.asyncProfiler + "=start,event=" + c.kind.substring(3) + ",interval="
+                        + c.interval + ",file=" + dir.resolve("rec.jfr"));
                 break;
             case "jfr-exec":
                 args.add(recording + bench.settings("execution-sample",
@@ -126,7 +133,8 @@ final class OverheadPart {
                 for (String w : WORKLOADS) {
                     for (int k = 0; k < configs.size(); k++) {
                         Config c = configs.get((k + rep) % configs.size());
-                        Bench.progress(String.format("overhead %s %s %s rep %d (%d/%d)", jdk.label(), w, c.id, rep + 1, ++done, total));
+                        Bench.progress(String.format("overhead %s %s %s rep %d (%d/%d)", jdk.label(), w, c.id,
+                                rep + 1, ++done, total));
                         results.get(w).get(c.id).add(measure(jdk, c, w, rep));
                     }
                 }
@@ -179,17 +187,24 @@ final class OverheadPart {
                 + "signals, same recording; the difference is RequestStackTrace and its events); and CPU cost: process "
                 + "CPU seconds per round relative to no agent (all threads; > 1 = more CPU).");
         bench.emit("");
-        bench.emit("| ratio |" + String.join(" |", java.util.Arrays.stream(WORKLOADS).map(w -> " " + w).toArray(String[]::new)) + " |");
+        String[] columns = java.util.Arrays.stream(WORKLOADS).map(w -> " " + w).toArray(String[]::new);
+        bench.emit("| ratio |" + String.join(" |", columns) + " |");
         bench.emit("|---|---|---|---|");
         for (String interval : new String[] {"1ms", "100us"}) {
-            StringBuilder row = new StringBuilder("| throughput stackreq / dry-run, " + interval.replace("us", " µs").replace("ms", " ms") + " |");
-            for (String w : WORKLOADS) row.append(' ').append(Stats.ratio(paired(results.get(w), "stackreq-" + interval, "dry-" + interval, false))).append(" |");
+            StringBuilder row = new StringBuilder("| throughput stackreq / dry-run, "
+                    + interval.replace("us", " µs").replace("ms", " ms") + " |");
+            for (String w : WORKLOADS) {
+                List<Double> ratios = paired(results.get(w), "stackreq-" + interval, "dry-" + interval, false);
+                row.append(' ').append(Stats.ratio(ratios)).append(" |");
+            }
             bench.emit(row.toString());
         }
         for (Config c : configs) {
             if (c.id.equals("none")) continue;
             StringBuilder row = new StringBuilder("| CPU per round, " + c.label + " |");
-            for (String w : WORKLOADS) row.append(' ').append(Stats.ratio(paired(results.get(w), c.id, "none", true))).append(" |");
+            for (String w : WORKLOADS) {
+                row.append(' ').append(Stats.ratio(paired(results.get(w), c.id, "none", true))).append(" |");
+            }
             bench.emit(row.toString());
         }
         bench.emit("");

@@ -17,9 +17,13 @@ final class Stats {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    static double min(List<Double> values) { return values.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN); }
+    static double min(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+    }
 
-    static double max(List<Double> values) { return values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN); }
+    static double max(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    }
 
     /** "0.953 (0.912–0.971)": median and min–max of ratios. */
     static String ratio(List<Double> values) {
@@ -42,7 +46,9 @@ final class Stats {
         return String.format(Locale.ROOT, "%.0f µs", ns / 1000);
     }
 
-    static String mib(double bytes) { return Double.isNaN(bytes) ? "–" : String.format(Locale.ROOT, "%.1f", bytes / (1024 * 1024)); }
+    static String mib(double bytes) {
+        return Double.isNaN(bytes) ? "–" : String.format(Locale.ROOT, "%.1f", bytes / (1024 * 1024));
+    }
 
     static String signedMib(double bytes) {
         return Double.isNaN(bytes) ? "–" : String.format(Locale.ROOT, "%+.1f", bytes / (1024 * 1024));

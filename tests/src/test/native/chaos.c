@@ -41,7 +41,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "extension_lookup.h"
+#include "stackreq.h"
 
 #define RC_WRONG_PHASE 112
 #define RC_NOT_AVAILABLE 98
@@ -51,9 +51,9 @@
 #define MAX_PACERS 64
 
 static jvmtiEnv *g_jvmti;
-static RequestFn g_request;
-static ToggleFn g_enable;
-static ToggleFn g_disable;
+static stackreq_RequestStackTrace g_request;
+static stackreq_EnableRequestStackTrace g_enable;
+static stackreq_DisableRequestStackTrace g_disable;
 static int g_signal = SIGPROF;
 static long g_capacity = 1L << 21;
 static char g_out[2048];
@@ -212,7 +212,9 @@ static void fuzzed_request(ucontext_t *real, long id) {
         kinds[0] = kinds[1] = kinds[2] = KEEP; /* 1 in 16: the real context, as a control */
     } else {
         for (int i = 0; i < 3; i++) kinds[i] = g_mutable[i] ? (int)((r >> (4 + 4 * i)) % KIND_COUNT) : KEEP;
-        if (kinds[0] == KEEP && kinds[1] == KEEP && kinds[2] == KEEP) kinds[g_mutable[1] ? 1 : g_mutable[0] ? 0 : 2] = NEAR;
+        if (kinds[0] == KEEP && kinds[1] == KEEP && kinds[2] == KEEP) {
+            kinds[g_mutable[1] ? 1 : g_mutable[0] ? 0 : 2] = NEAR;
+        }
     }
     greg_t *gregs = copy.uc_mcontext.gregs;
     gregs[REG_RIP] = (greg_t)mutate((uint64_t)gregs[REG_RIP], kinds[0], mix(r + 1));
@@ -251,7 +253,9 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
         int after_death = atomic_load(&g_after_death);
         record(id, g_request(g_jvmti, NULL, ucontext, (jlong)id), 0, after_death);
     } else {
-        for (int i = 0; i < per_signal; i++) fuzzed_request((ucontext_t *)ucontext, atomic_fetch_add(&g_next_id, 1) + 1);
+        for (int i = 0; i < per_signal; i++) {
+            fuzzed_request((ucontext_t *)ucontext, atomic_fetch_add(&g_next_id, 1) + 1);
+        }
     }
     atomic_fetch_sub(&g_in_handler, 1);
     errno = saved_errno;
@@ -299,7 +303,8 @@ static void *pacer_main(void *arg) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         /* Behind by more than 100 periods (machine overloaded): resume from now, no burst. */
-        if ((now.tv_sec - next.tv_sec) * 1000000000L + (now.tv_nsec - next.tv_nsec) > 100 * g_pacer_period_ns) next = now;
+        long behind_ns = (now.tv_sec - next.tv_sec) * 1000000000L + (now.tv_nsec - next.tv_nsec);
+        if (behind_ns > 100 * g_pacer_period_ns) next = now;
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
         int tid = next_target();
         if (tid == 0) continue;
@@ -388,7 +393,9 @@ static int write_results(const char *prefix, long up_to) {
     snprintf(path, sizeof(path), "%s.txt", prefix);
     FILE *text = fopen(path, "we");
     if (text == NULL) return errno;
-    fprintf(text, "ids=%ld\nissued=%ld\noverflow=%ld\nsignalsSent=%ld\nsignalErrors=%ld\nafterDeath=%ld\nlateSignals=%ld\n", n,
+    fprintf(text,
+            "ids=%ld\nissued=%ld\noverflow=%ld\nsignalsSent=%ld\nsignalErrors=%ld\nafterDeath=%ld\nlateSignals=%ld\n",
+            n,
             (long)atomic_load(&g_next_id), (long)atomic_load(&g_overflow), (long)atomic_load(&g_signals_sent),
             (long)atomic_load(&g_signal_errors), (long)atomic_load(&g_after_death_requests),
             (long)atomic_load(&g_late_signals));
@@ -501,9 +508,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "chaos: no JVMTI\n");
         return JNI_ERR;
     }
-    jvmtiError error = find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
-    if (error != JVMTI_ERROR_NONE || g_request == NULL || g_enable == NULL || g_disable == NULL) {
-        fprintf(stderr, "chaos: GetExtensionFunctions does not list %s (error %d)\n", ID_REQUEST, (int)error);
+    jvmtiError error = stackreq_find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
+    if (error != JVMTI_ERROR_NONE) {
+        fprintf(stderr, "chaos: GetExtensionFunctions does not list %s (error %d)\n", STACKREQ_ID_REQUEST_STACK_TRACE,
+                (int)error);
         return JNI_ERR;
     }
     g_rc = map_array((size_t)g_capacity);

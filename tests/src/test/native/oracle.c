@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "compiled_code.h"
-#include "extension_lookup.h"
+#include "stackreq.h"
 #include "method_key.h"
 
 /* Shadow stack layout, in 32-bit ints; must match ShadowStack.java. */
@@ -63,9 +63,9 @@ struct thread_slot {
 };
 
 static jvmtiEnv *g_jvmti;
-static RequestFn g_request;
-static ToggleFn g_enable;
-static ToggleFn g_disable;
+static stackreq_RequestStackTrace g_request;
+static stackreq_EnableRequestStackTrace g_enable;
+static stackreq_DisableRequestStackTrace g_disable;
 static char g_out[1024] = ".";
 static int g_layer_c;
 static int g_signal = SIGPROF;
@@ -280,9 +280,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
     if (!parse_options(options)) return JNI_ERR;
     if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
-    if (find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable) != JVMTI_ERROR_NONE || g_request == NULL ||
-        g_enable == NULL || g_disable == NULL) {
-        fprintf(stderr, "oracle: %s not found: load libstackreq.so first\n", ID_REQUEST);
+    if (stackreq_find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable) != JVMTI_ERROR_NONE) {
+        fprintf(stderr, "oracle: %s not found: load libstackreq.so first\n", STACKREQ_ID_REQUEST_STACK_TRACE);
         return JNI_ERR;
     }
     jvmtiCapabilities capabilities;

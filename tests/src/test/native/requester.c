@@ -2,8 +2,8 @@
  * librequester.so: a test profiling agent written against the JDK-native feature only.
  *
  * It finds com.sun.hotspot.functions.{Enable,Disable,}RequestStackTrace through
- * GetExtensionFunctions (no stackreq header, no link to libstackreq.so), exactly as a
- * third-party profiler would, and gives the Java class io.stackreq.testapp.Requester:
+ * GetExtensionFunctions (stackreq_find_extension_functions, header-only: no link to
+ * libstackreq.so), exactly as a third-party profiler would, and gives the Java class io.stackreq.testapp.Requester:
  *  - enable/disable, and requests from normal code (JNI: ucontext NULL, any thread object);
  *  - per-thread CPU timers whose signal handler calls RequestStackTrace(env, NULL, ucontext, id)
  *    with id from a global counter, recording (id, tid, return code) in preallocated arrays.
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "extension_lookup.h"
+#include "stackreq.h"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
@@ -42,9 +42,9 @@
 #define MAX_TIMERS 256
 
 static jvmtiEnv *g_jvmti;
-static RequestFn g_request;
-static ToggleFn g_enable;
-static ToggleFn g_disable;
+static stackreq_RequestStackTrace g_request;
+static stackreq_EnableRequestStackTrace g_enable;
+static stackreq_DisableRequestStackTrace g_disable;
 static int g_signal = SIGPROF;
 static int g_onload_request;
 static jint g_onload_result = -1;
@@ -134,15 +134,15 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "requester: no JVMTI\n");
         return JNI_ERR;
     }
-    jvmtiError error = find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
-    if (error != JVMTI_ERROR_NONE) {
+    jvmtiError error = stackreq_find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
+    if (error != JVMTI_ERROR_NONE && error != JVMTI_ERROR_NOT_AVAILABLE) {
         fprintf(stderr, "requester: GetExtensionFunctions failed: %d\n", (int)error);
         return JNI_ERR;
     }
-    int complete = g_request != NULL && g_enable != NULL && g_disable != NULL;
+    int complete = error == JVMTI_ERROR_NONE;
     if (!complete && !optional) {
         fprintf(stderr, "requester: GetExtensionFunctions does not list %s (found request=%d enable=%d disable=%d)\n",
-                ID_REQUEST, g_request != NULL, g_enable != NULL, g_disable != NULL);
+                STACKREQ_ID_REQUEST_STACK_TRACE, g_request != NULL, g_enable != NULL, g_disable != NULL);
         return JNI_ERR;
     }
     if (!complete) g_request = NULL;

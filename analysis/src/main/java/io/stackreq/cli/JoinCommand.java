@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "join", mixinStandardHelpOptions = true,
         description = "Write one JSON object per sample (per event without --samples) with its stack, "
-                + "top frame first, and what the join found (status: matched, no_event, failed_event, rejected, duplicate).")
+                + "top frame first, and what the join found "
+                + "(status: matched, no_event, failed_event, rejected, duplicate).")
 final class JoinCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -28,7 +29,8 @@ final class JoinCommand implements Callable<Integer> {
     @Mixin
     RecordingInput input;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "JSON-lines file to write (default: standard output)")
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+            description = "JSON-lines file to write (default: standard output)")
     Path output;
 
     @Override
@@ -46,8 +48,10 @@ final class JoinCommand implements Callable<Integer> {
             }
         }
         if (output != null) {
-            spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d samples, %,d matched)",
-                    output, Math.max(outcome.quality().samples(), outcome.quality().events()), outcome.quality().matched()));
+            spec.commandLine().getErr().println(String.format(Locale.ROOT,
+                    "stackreq: wrote %s (%,d samples, %,d matched)",
+                    output, Math.max(outcome.quality().samples(), outcome.quality().events()),
+                    outcome.quality().matched()));
         }
         return 0;
     }

@@ -68,7 +68,8 @@ final class ProfileCommand implements Callable<Integer> {
 
     private ProfileSettings settings() {
         if (!engine.equals("perf") && !engine.equals("cpu-timer")) {
-            throw new ParameterException(spec.commandLine(), "--engine must be perf or cpu-timer, not '" + engine + "'");
+            throw new ParameterException(spec.commandLine(),
+                    "--engine must be perf or cpu-timer, not '" + engine + "'");
         }
         if (interval != null && period != null) {
             throw new ParameterException(spec.commandLine(),
@@ -89,7 +90,8 @@ final class ProfileCommand implements Callable<Integer> {
             long asked = intervalNanos == null ? 1_000_000 : intervalNanos;
             if (asked < CPU_TIMER_MIN_INTERVAL_NANOS) {
                 spec.commandLine().getErr().println("stackreq: warning: the cpu-timer engine fires at most ~250 times "
-                        + "per second per thread on this machine (kernel tick), so samples come about every 4ms, not every "
+                        + "per second per thread on this machine (kernel tick), so samples come about every 4ms, "
+                        + "not every "
                         + (interval == null ? "1ms" : interval) + "; use --engine perf for a shorter interval");
             }
         }

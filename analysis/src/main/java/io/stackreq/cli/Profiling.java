@@ -101,7 +101,8 @@ final class Profiling {
         out.println();
         out.println("Results in " + directory + "/");
         String row = "  %-14s %s%n";
-        out.printf(Locale.ROOT, row, REPORT, "this report (more: stackreq report " + settings.recording() + " --samples "
+        out.printf(Locale.ROOT, row, REPORT, "this report (more: stackreq report "
+                + settings.recording() + " --samples "
                 + settings.samples() + " --by line|stack --threads --format json)");
         out.printf(Locale.ROOT, row, FLAME, "interactive flame graph, open it in a browser");
         if (enriched >= 0) {
@@ -109,7 +110,8 @@ final class Profiling {
                     "%,d %s events with stack and counters, open it in JDK Mission Control", enriched,
                     EnrichedRecordingWriter.EVENT_NAME));
         }
-        out.printf(Locale.ROOT, row, ProfileSettings.RECORDING, "the JVM's JFR recording with the jdk.StackTraceRequest events");
+        out.printf(Locale.ROOT, row, ProfileSettings.RECORDING,
+                "the JVM's JFR recording with the jdk.StackTraceRequest events");
         out.printf(Locale.ROOT, row, ProfileSettings.SAMPLES, "the perf agent's samples (JSON lines)");
         out.flush();
     }

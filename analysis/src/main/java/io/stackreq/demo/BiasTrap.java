@@ -50,7 +50,8 @@ public final class BiasTrap {
             loopNanos += stop - middle;
         }
         double total = copyNanos + loopNanos;
-        System.out.printf(Locale.ROOT, "BiasTrap: measured copyArrays %.1f%% (%.2f s of CPU), countedLoop %.1f%% (%.2f s of CPU)%n",
+        System.out.printf(Locale.ROOT,
+                "BiasTrap: measured copyArrays %.1f%% (%.2f s of CPU), countedLoop %.1f%% (%.2f s of CPU)%n",
                 100 * copyNanos / total, copyNanos / 1e9, 100 * loopNanos / total, loopNanos / 1e9);
     }
 

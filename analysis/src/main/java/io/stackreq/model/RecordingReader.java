@@ -68,7 +68,8 @@ public final class RecordingReader {
         }
         if (events.isEmpty()) {
             throw new InputException(file + " has no " + STACK_TRACE_REQUEST
-                    + " events (was the recording started with +jdk.StackTraceRequest#enabled=true and the agent loaded?)");
+                    + " events (was the recording started with +jdk.StackTraceRequest#enabled=true and the agent "
+                    + "loaded?)");
         }
         return new RecordingContents(file, events, statistics);
     }
@@ -128,7 +129,8 @@ public final class RecordingReader {
         List<Frame> frames = new ArrayList<>(source.size());
         for (IMCFrame frame : source) {
             IMCMethod method = frame.getMethod();
-            String className = method == null || method.getType() == null ? "" : nonNull(method.getType().getFullName());
+            String className = method == null || method.getType() == null ? ""
+                    : nonNull(method.getType().getFullName());
             String methodName = method == null ? "<unknown>" : nonNull(method.getMethodName());
             frames.add(new Frame(className, methodName, method == null ? "" : method.getFormalDescriptor(),
                     frame.getFrameLineNumber() == null ? -1 : frame.getFrameLineNumber(),

@@ -94,7 +94,8 @@ final class RecordingStructure {
         }
         long metadata = longAt(start + 24);
         if (metadata < HEADER_BYTES || metadata >= size) {
-            throw corrupt("the metadata of the chunk at byte " + start + " is said to be at byte " + (start + metadata));
+            throw corrupt("the metadata of the chunk at byte " + start + " is said to be at byte "
+                    + (start + metadata));
         }
         position = start + metadata;
         long metadataSize = readInt();

@@ -64,7 +64,8 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
     public EnrichedRecordingWriter(Path file, SampleFileHeader header, long firstEventEpochNanos, long durationNanos)
             throws IOException {
         // One tick = 1 ns and tick 0 = the epoch: startTime values are then plain epoch nanoseconds.
-        recording = Recordings.newRecording(OutputFiles.newOutputStream(file), settings -> settings.withJdkTypeInitialization()
+        recording = Recordings.newRecording(OutputFiles.newOutputStream(file),
+                settings -> settings.withJdkTypeInitialization()
                 .withTimestamp(firstEventEpochNanos).withStartTicks(firstEventEpochNanos)
                 .withDuration(Math.max(1, durationNanos)));
         for (String counter : header.events()) {
@@ -85,7 +86,8 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
                             "A perf counter overflow joined by stackreq with its unbiased stack trace")
                     .addField("userData", Types.Builtin.LONG,
                             f -> f.addAnnotation(Types.JDK.ANNOTATION_LABEL, "User Data"))
-                    .addField("tid", Types.Builtin.LONG, f -> f.addAnnotation(Types.JDK.ANNOTATION_LABEL, "OS Thread Id"))
+                    .addField("tid", Types.Builtin.LONG,
+                            f -> f.addAnnotation(Types.JDK.ANNOTATION_LABEL, "OS Thread Id"))
                     .addField("cpu", Types.Builtin.INT, f -> f.addAnnotation(Types.JDK.ANNOTATION_LABEL, "CPU"))
                     .addField("leader", Types.Builtin.STRING,
                             f -> f.addAnnotation(Types.JDK.ANNOTATION_LABEL, "Sampled Event"))

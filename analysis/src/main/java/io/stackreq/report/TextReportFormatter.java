@@ -89,7 +89,8 @@ public final class TextReportFormatter {
             out.append("  events   ").append(count(q.events())).append(": ").append(count(q.matched()))
                     .append(" with a stack, ").append(count(q.failedEvent())).append(" failed\n");
         }
-        out.append("  biased   ").append(pct(q.biasedPct())).append(" of attributed stacks were taken at a safepoint\n");
+        out.append("  biased   ").append(pct(q.biasedPct()))
+                .append(" of attributed stacks were taken at a safepoint\n");
         out.append("  dropped  ").append(q.droppedInJvm() < 0 ? "unknown (no stackreq.RequestStatistics event)"
                 : count(q.droppedInJvm()) + " accepted requests lost in the JVM");
         if (report.samplesFile() != null) {

@@ -63,7 +63,8 @@ class EnrichCommandTest {
         Map<Long, IItem> byUserData = new HashMap<>();
         int count = 0;
         for (IItemIterable iterable : samples) {
-            IMemberAccessor<IMCStackTrace, IItem> stack = JfrAttributes.EVENT_STACKTRACE.getAccessor(iterable.getType());
+            IMemberAccessor<IMCStackTrace, IItem> stack =
+                    JfrAttributes.EVENT_STACKTRACE.getAccessor(iterable.getType());
             IMemberAccessor<IMCThread, IItem> thread = JfrAttributes.EVENT_THREAD.getAccessor(iterable.getType());
             IMemberAccessor<IQuantity, IItem> time = JfrAttributes.START_TIME.getAccessor(iterable.getType());
             IMemberAccessor<IQuantity, IItem> clock = taskClock.getAccessor(iterable.getType());

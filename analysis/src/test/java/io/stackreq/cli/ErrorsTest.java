@@ -111,7 +111,8 @@ class ErrorsTest {
     void overlongLineIsAnError() throws IOException {
         Path file = directory.resolve("long.jsonl");
         String header = Files.readAllLines(scenario.samples).get(0);
-        Files.writeString(file, header + "\n{\"type\":\"sample\",\"pad\":\"" + "x".repeat(SampleFileReader.MAX_LINE_BYTES)
+        Files.writeString(file, header + "\n{\"type\":\"sample\",\"pad\":\""
+                + "x".repeat(SampleFileReader.MAX_LINE_BYTES)
                 + "\"}\n");
         String err = failsWithOneLine("report", scenario.recording, "--samples", file);
         assertTrue(err.contains("long.jsonl line 2: line longer than"), err);
@@ -119,7 +120,8 @@ class ErrorsTest {
 
     @Test
     void metricNotInTheSampleFile() {
-        String err = failsWithOneLine("report", scenario.recording, "--samples", scenario.samples, "--metric", "cycles");
+        String err = failsWithOneLine("report", scenario.recording, "--samples", scenario.samples,
+                "--metric", "cycles");
         assertTrue(err.contains("metric 'cycles' is not counted") && err.contains("task-clock, page-faults"), err);
     }
 

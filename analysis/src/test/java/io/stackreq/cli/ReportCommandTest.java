@@ -212,7 +212,8 @@ class ReportCommandTest {
         String text = result.out();
         assertTrue(text.contains("Metric     task-clock: 16.000 ms in 14 matched samples"), text);
         String rowA = text.lines().filter(line -> line.endsWith("  " + A)).findFirst().orElseThrow();
-        assertTrue(rowA.matches("\\s+37\\.5%\\s+6\\.000 ms\\s+50\\.0%\\s+8\\.000 ms\\s+" + A.replace(".", "\\.")), rowA);
+        assertTrue(rowA.matches("\\s+37\\.5%\\s+6\\.000 ms\\s+50\\.0%\\s+8\\.000 ms\\s+"
+                + A.replace(".", "\\.")), rowA);
         assertTrue(text.contains("18: 14 matched (87.5% of accepted), 1 with no event, 1 whose event has no stack, "
                 + "2 rejected (error 98 (NOT_AVAILABLE): 1, error 112 (WRONG_PHASE): 1)"), text);
         assertTrue(text.contains("16: 1 with no sample"), text);

@@ -62,7 +62,8 @@ class RecordingReaderTest {
             recording.dump(jvmRecording);
         }
         Path first = new FixtureRecording().stack(1, "main", jit("app.A", "a", 1)).write(directory.resolve("c1.jfr"));
-        Path second = new FixtureRecording().startingAt(FixtureRecording.START_EPOCH_NANOS + 2_000_000_000L).stack(2, "main", jit("app.B", "b", 2)).stack(3, "t", jit("app.B", "b", 3))
+        Path second = new FixtureRecording().startingAt(FixtureRecording.START_EPOCH_NANOS + 2_000_000_000L)
+                .stack(2, "main", jit("app.B", "b", 2)).stack(3, "t", jit("app.B", "b", 3))
                 .write(directory.resolve("c2.jfr"));
         Path combined = directory.resolve("combined.jfr");
         try (OutputStream out = Files.newOutputStream(combined)) {

@@ -105,8 +105,8 @@ class AgentBadInputTest {
                 .main(BadInputApp.class, "out=" + report, "steps=" + steps).command();
         ChildJvm.Result result = ChildJvm.start(jdk, in, name, command, Duration.ofSeconds(60));
         if (result.crashed() || result.exitCode() != 0) {
-            fail("bad input (" + steps + ") " + (result.crashed() ? "crashed the JVM" : "exit code " + result.exitCode())
-                    + "\n" + result);
+            String outcome = result.crashed() ? "crashed the JVM" : "exit code " + result.exitCode();
+            fail("bad input (" + steps + ") " + outcome + "\n" + result);
         }
         return new Run(result, Report.read(report), recording);
     }
@@ -169,7 +169,8 @@ class AgentBadInputTest {
             problems.add(scan.outOfRange + " events with an unexpected userData");
         }
         if (!"bad-input-target".equals(scan.threadName(11)) || !"bad-input-target".equals(scan.threadName(12))) {
-            problems.add("events of the other thread name '" + scan.threadName(11) + "', '" + scan.threadName(12) + "'");
+            problems.add("events of the other thread name '" + scan.threadName(11) + "', '"
+                    + scan.threadName(12) + "'");
         }
         if (scan.statistic("rejectedInvalidThread") != 5) {
             problems.add("rejectedInvalidThread " + scan.statistic("rejectedInvalidThread") + ", expected 5");

@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 6.5: bad input to the CLI. Seeds: the recording and sample file of a real
  * {@code stackreq profile} run ({@link Seeds}). Every failure is one line on stderr and
  * exit code 2, never a stack trace, exit code 1, an OutOfMemoryError or a hang; memory stays
- * bounded on inputs of gigabytes and on half a million samples ({@code -Xmx64m}); a fuzz run ({@link CliFuzzApp}, also under
- * {@code -Xmx64m}) of targeted and random mutations: 200 random files in CI, 12,000 with
- * {@code -Dstackreq.long=true}.
+ * bounded on inputs of gigabytes and on half a million samples ({@code -Xmx64m}); a fuzz run
+ * ({@link CliFuzzApp}, also under {@code -Xmx64m}) of targeted and random mutations: 200 random
+ * files in CI, 12,000 with {@code -Dstackreq.long=true}.
  */
 class CliBadInputTest {
     static Path recording;
@@ -65,7 +65,8 @@ class CliBadInputTest {
     void truncatedRecording() throws IOException {
         byte[] bytes = Files.readAllBytes(recording);
         long firstChunk = java.nio.ByteBuffer.wrap(bytes).getLong(8);
-        for (long cut : new long[] {1, 40, 67, 68, 4096, firstChunk - 1, firstChunk, firstChunk + 68, bytes.length - 1}) {
+        for (long cut : new long[] {1, 40, 67, 68, 4096, firstChunk - 1, firstChunk, firstChunk + 68,
+                bytes.length - 1}) {
             Path truncated = Files.write(dir.resolve("cut-" + cut + ".jfr"), Arrays.copyOf(bytes, (int) cut));
             String line = CliRun.assertOneLineError(CliRun.inProcess("report", truncated, "--samples", samples));
             assertTrue(line.contains(truncated.toString()), line);
@@ -103,7 +104,8 @@ class CliBadInputTest {
         String line = CliRun.assertOneLineError(CliRun.child(jdk, dir, "zeros", List.of("-Xmx64m"), List.of(), "report",
                 zeros));
         assertTrue(line.contains("zeros.jfr"), line);
-        byte[] start = (Files.readAllLines(samples, StandardCharsets.UTF_8).get(0) + "\n").getBytes(StandardCharsets.UTF_8);
+        String header = Files.readAllLines(samples, StandardCharsets.UTF_8).get(0);
+        byte[] start = (header + "\n").getBytes(StandardCharsets.UTF_8);
         Path longLine = sparse(dir.resolve("long-line.jsonl"), start, 3L << 30);
         line = CliRun.assertOneLineError(CliRun.child(jdk, dir, "long-line", List.of("-Xmx64m"), List.of(), "report",
                 recording, "--samples", longLine));
@@ -137,9 +139,12 @@ class CliBadInputTest {
     void fuzzedRecordingsAndSampleFiles() throws IOException {
         int files = Reliability.cliFuzzFiles();
         Path report = dir.resolve("fuzz.txt");
-        List<String> command = List.of(jdk.java().toString(), "-Xmx64m", "-XX:ErrorFile=" + dir.resolve("fuzz-hs_err_pid%p.log"),
-                "-cp", JvmRun.testClasses().toAbsolutePath() + java.io.File.pathSeparator + Reliability.cliJar().toAbsolutePath(),
-                CliFuzzApp.class.getName(), "recording=" + recording, "samples=" + samples, "work=" + dir.resolve("fuzz"),
+        List<String> command = List.of(jdk.java().toString(), "-Xmx64m",
+                "-XX:ErrorFile=" + dir.resolve("fuzz-hs_err_pid%p.log"),
+                "-cp", JvmRun.testClasses().toAbsolutePath() + java.io.File.pathSeparator
+                        + Reliability.cliJar().toAbsolutePath(),
+                CliFuzzApp.class.getName(), "recording=" + recording, "samples=" + samples,
+                "work=" + dir.resolve("fuzz"),
                 "out=" + report, "files=" + files, "seed=" + Long.getLong("stackreq.cli.fuzz.seed", 1));
         ChildJvm.Result run = ChildJvm.run(jdk, dir, "fuzz", command, Duration.ofSeconds(180 + files));
         Report outcome = Report.read(report);
@@ -151,7 +156,8 @@ class CliBadInputTest {
             Files.createDirectories(kept);
             try (var inputs = Files.list(dir.resolve("fuzz"))) {
                 for (Path input : inputs.filter(p -> p.getFileName().toString().startsWith("fail-")).toList()) {
-                    Files.copy(input, kept.resolve(input.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    Files.copy(input, kept.resolve(input.getFileName()),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 }
             }
             fail(outcome.getLong("failures") + " inputs broke the CLI (kept in " + kept + ")\n" + text + run);

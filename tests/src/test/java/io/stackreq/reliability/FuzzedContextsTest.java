@@ -175,8 +175,8 @@ class FuzzedContextsTest {
             }
         }
         StringBuilder text = new StringBuilder("events by mutation (a request counts once per mutated register):\n");
-        byKind.forEach((key, counts) -> text.append(String.format("  %-22s %8d events, %5.1f%% failed%n", key, counts[0],
-                100.0 * counts[1] / Math.max(1, counts[0]))));
+        byKind.forEach((key, counts) -> text.append(String.format("  %-22s %8d events, %5.1f%% failed%n", key,
+                counts[0], 100.0 * counts[1] / Math.max(1, counts[0]))));
         text.append(String.format("  all: %d events, %d failed%n", scan.requestEvents, scan.failedEvents));
         return text.toString();
     }

@@ -119,7 +119,8 @@ class OutputFilesTest {
     void cliOutputsAreNotWorldWritableUnderUmask000() throws IOException {
         Jdk jdk = Jdk.all().findFirst().orElseThrow();
         Path out = dir.resolve("new/profile");
-        ChildJvm.Result profile = CliRun.child(jdk, dir, "profile", List.of(), UMASK_000, "profile", "--java", jdk.java(),
+        ChildJvm.Result profile = CliRun.child(jdk, dir, "profile", List.of(), UMASK_000, "profile",
+                "--java", jdk.java(),
                 "--agent-dir", Reliability.nativeDir().toAbsolutePath(), "-o", out, "--", "-cp",
                 JvmRun.testClasses().toAbsolutePath(), Spin.class.getName(), "seconds=0.3");
         assertEquals(0, profile.exitCode(), () -> profile.toString());
@@ -153,7 +154,8 @@ class OutputFilesTest {
                 switch (kind) {
                     case "links" -> {
                         for (String name : new String[] {"file", "latency"}) {
-                            Files.createSymbolicLink(work.resolve(name + ".link"), victim(work.resolve(name + ".victim")));
+                            Files.createSymbolicLink(work.resolve(name + ".link"),
+                                    victim(work.resolve(name + ".victim")));
                         }
                         options = "file=" + work.resolve("file.link") + ",latency=" + work.resolve("latency.link");
                     }
@@ -170,7 +172,8 @@ class OutputFilesTest {
                 }
                 List<String> command = JvmRun.on(jdk, work).name("agent").withoutRequester().stackreqOptions(options)
                         .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath())
-                        .main(FileSinkApp.class, "out=" + work.resolve("sink.txt"), "requests=400", "hz=1000").command();
+                        .main(FileSinkApp.class, "out=" + work.resolve("sink.txt"), "requests=400", "hz=1000")
+                        .command();
                 ChildJvm.Result result = ChildJvm.start(jdk, work, "agent", command, Duration.ofSeconds(60), wrapper);
                 assertTrue(result.exitCode() == 0 && !result.crashed() && Files.exists(work.resolve("sink.txt")),
                         () -> "the JVM did not run to its end\n" + result);

@@ -92,7 +92,8 @@ class ShutdownTest {
             boolean refused = id > afterDisable && id <= enableAt;
             boolean open = id <= report.getLong("beforeDisable") || id > enabledAt;
             if (refused && rc != Chaos.NOT_AVAILABLE) {
-                problems.add("id " + id + " was requested after Disable returned and got " + rc + ", not NOT_AVAILABLE");
+                problems.add("id " + id + " was requested after Disable returned and got " + rc
+                        + ", not NOT_AVAILABLE");
                 break;
             }
             if (open && rc != Chaos.NONE && rc != Chaos.OUT_OF_MEMORY) {
@@ -134,7 +135,8 @@ class ShutdownTest {
         }
         for (Map.Entry<Integer, Long> code : chaos.rcHistogram().entrySet()) {
             if (!allowed.contains(code.getKey())) {
-                problems.add(code.getValue() + " requests returned " + code.getKey() + " (expected one of " + allowed + ")");
+                problems.add(code.getValue() + " requests returned " + code.getKey()
+                        + " (expected one of " + allowed + ")");
             }
         }
         long deathFirst = Long.parseLong(chaos.death.get("deathFirst"));

@@ -79,7 +79,8 @@ class StressChurnTest {
                 .command();
         ChildJvm.Result run = ChildJvm.start(jdk, dir, "stress", command, Duration.ofSeconds(2L * seconds + 180));
         if (run.crashed() || run.exitCode() != 0) {
-            fail("stress " + (run.crashed() ? "crashed the JVM" : "ended with exit code " + run.exitCode()) + "\n" + run);
+            fail("stress " + (run.crashed() ? "crashed the JVM" : "ended with exit code " + run.exitCode()) + "\n"
+                    + run);
         }
         Report report = Report.read(reportFile);
         assertEquals(Chaos.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
@@ -119,16 +120,19 @@ class StressChurnTest {
             if (!names.contains(name)) {
                 wrongName++;
                 if (examples.size() < 10) {
-                    examples.add("id " + id + " tid " + chaos.tid(id) + ": event thread '" + name + "', threads with that tid "
+                    examples.add("id " + id + " tid " + chaos.tid(id) + ": event thread '" + name
+                            + "', threads with that tid "
                             + names);
                 }
             }
         }
         if (wrongName > 0) {
-            problems.add(wrongName + " events name another Java thread than the one that had the tid, e.g. " + examples);
+            problems.add(wrongName + " events name another Java thread than the one that had the tid, e.g. "
+                    + examples);
         }
 
-        long deoptimizations = deoptimizationsOfVictims(fileMode ? RequestScan.scan(recording, 1, DEOPTIMIZATION) : scan);
+        long deoptimizations = deoptimizationsOfVictims(fileMode
+                ? RequestScan.scan(recording, 1, DEOPTIMIZATION) : scan);
         String summary = String.format("[stress %s] %d s: %,d requests (%,.0f/s), %,d signals, %,d short-lived threads "
                 + "(%,d events of them), %,d DeoptVictim copies run, %,d of their deoptimizations recorded, "
                 + "%,d GCs, %,d classes unloaded; rc %s; %,d events (%,d failed)", jdk, seconds,

@@ -1,6 +1,8 @@
 package io.stackreq.testapp;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,9 +10,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import jdk.jfr.Recording;
+import jdk.management.jfr.FlightRecorderMXBean;
 
 /**
  * A JVM whose JFR recording is read while it runs, as production recordings are: busy threads
@@ -69,6 +73,19 @@ public final class ContinuousApp {
                 try (Recording copy = recording.copy(false)) {
                     copy.dump(file);
                 }
+            });
+            // What JMC's "Dump whole recording" does through JMX.
+            dump(report, dir, "mxBeanStream", file -> {
+                FlightRecorderMXBean bean = ManagementFactory.getPlatformMXBean(FlightRecorderMXBean.class);
+                long clone = bean.cloneRecording(recording.getId(), true);
+                long stream = bean.openStream(clone, Map.of());
+                try (OutputStream to = Files.newOutputStream(file)) {
+                    for (byte[] block; (block = bean.readStream(stream)) != null; ) {
+                        to.write(block);
+                    }
+                }
+                bean.closeStream(stream);
+                bean.closeRecording(clone);
             });
             sleep(500);
         }

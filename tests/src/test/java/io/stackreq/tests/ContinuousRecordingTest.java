@@ -66,7 +66,7 @@ class ContinuousRecordingTest {
         for (RecordedEvent event : all) {
             requestTime.put(event.getLong("userData"), epochNanos(event.getStartTime()));
         }
-        for (String name : List.of("jcmdNamed", "jcmdAll", "recordingDump", "copyDump")) {
+        for (String name : List.of("jcmdNamed", "jcmdAll", "recordingDump", "copyDump", "mxBeanStream")) {
             Path file = report.path("dump." + name);
             long begin = report.getLong("dump." + name + ".begin");
             Set<Long> inDump = idsOnce(file, requestTime.keySet());
@@ -233,6 +233,23 @@ class ContinuousRecordingTest {
         assertTrue(kept > 300, () -> "too few requests before the kill: " + kept);
         assertTrue(lost.isEmpty(), () -> lost.size() + " requests made over 4 s before the kill have no event in"
                 + " the repository, e.g. " + lost.subList(0, Math.min(10, lost.size())));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void withoutTheChunkHookStackreqSaysSoAndAppendsAtStop(Jdk jdk) throws Exception {
+        Path recording = dir.resolve("fallback.jfr");
+        Path out = dir.resolve("fallback.txt");
+        JvmRun.Result result = JvmRun.on(jdk, dir).stackreqOptions("continuous=off")
+                .main(io.stackreq.testapp.BusyThreads.class, "out=" + out, "threads=2", "seconds=1.5",
+                        "recordTo=" + recording).run();
+        List<String> said = result.stderr.lines().filter(l -> l.contains("continuous recordings unavailable")).toList();
+        assertEquals(1, said.size(), () -> "one line saying the hook is off\n" + result);
+        assertTrue(said.get(0).contains("continuous=off"), said.get(0));
+        Report report = Report.read(out);
+        List<RecordedEvent> events = JfrFile.requests(recording);
+        Accounting.assertEachIdExactlyOnce(report.getLongs("accepted"), Accounting.userData(events), "append at stop");
+        Accounting.assertExactAccounting(JfrFile.lastStatistics(recording), report, events.size());
     }
 
     private Report runApp(Jdk jdk, String scenario, String stackreqOptions, String... extra) throws IOException {

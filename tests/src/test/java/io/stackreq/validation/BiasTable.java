@@ -62,7 +62,8 @@ public final class BiasTable {
                 if (cell == null) {
                     continue;
                 }
-                out.append(String.format(Locale.ROOT, "%s %-10s %-24s truth %5.1f%% share %5.1f%% samples %5d failed %4d: %s%n",
+                out.append(String.format(Locale.ROOT,
+                        "%s %-10s %-24s truth %5.1f%% share %5.1f%% samples %5d failed %4d: %s%n",
                         result.jdk(), workload, profiler.label(), cell.truth().percent(), cell.share(), cell.samples(),
                         cell.failed(), cell.topPlaces(4)));
             }

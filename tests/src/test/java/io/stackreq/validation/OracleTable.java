@@ -14,16 +14,19 @@ public final class OracleTable {
 
     public static String markdown(Result result, double seconds) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "#### Oracle — %s (%.1f s per workload): stack traces vs. shadow stacks%n%n",
+        out.append(String.format(Locale.ROOT,
+                "#### Oracle — %s (%.1f s per workload): stack traces vs. shadow stacks%n%n",
                 result.jdk(), seconds));
-        BiasTable.row(out, List.of("workload", "layer", "samples", "matched", "of which in transition / in instrumentation / JIT scope",
+        BiasTable.row(out, List.of("workload", "layer", "samples", "matched",
+                "of which in transition / in instrumentation / JIT scope",
                 "mismatched", "failed", "match (of traces)"));
         BiasTable.row(out, List.of("---", "---", "---:", "---:", "---:", "---:", "---:", "---:"));
         for (String workload : result.workloads()) {
             for (Layer layer : Layer.values()) {
                 Tally tally = result.tally(layer, workload);
                 BiasTable.row(out, List.of(workload, layer.label, Integer.toString(tally.samples),
-                        Integer.toString(tally.matched()), tally.transition + " / " + tally.instrumentation + " / " + tally.jitScope,
+                        Integer.toString(tally.matched()),
+                        tally.transition + " / " + tally.instrumentation + " / " + tally.jitScope,
                         Integer.toString(tally.mismatched), Integer.toString(tally.failed),
                         tally.matched() + tally.mismatched == 0 ? "-"
                                 : String.format(Locale.ROOT, "%.2f%%", tally.matchPercent())));
@@ -37,7 +40,8 @@ public final class OracleTable {
         result.summaries().forEach(s -> out.append(result.jdk()).append(' ').append(s).append('\n'));
         result.tallies().forEach((layer, byWorkload) -> byWorkload.forEach((workload, tally) -> {
             for (String example : tally.examples) {
-                out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label).append("] mismatch: ")
+                out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
+                        .append("] mismatch: ")
                         .append(example).append('\n');
             }
         }));

@@ -60,7 +60,8 @@ class ValidationTest {
                 int minimum = layer == Layer.SIGNAL ? MIN_SIGNAL_SAMPLES : 1;
                 checks.add(() -> assertTrue(tally.matched() + tally.mismatched >= minimum,
                         () -> String.format(Locale.ROOT, "%s %s [%s]: only %d stack traces (failed %d); need %d",
-                                jdk, workload, layer.label, tally.matched() + tally.mismatched, tally.failed, minimum)));
+                                jdk, workload, layer.label, tally.matched() + tally.mismatched,
+                                tally.failed, minimum)));
                 checks.add(() -> assertTrue(tally.matchPercent() >= MIN_MATCH_PERCENT,
                         () -> String.format(Locale.ROOT, "%s %s [%s]: %.2f%% of %d stack traces match (%d mismatched), "
                                 + "need %.1f%%; examples:%n%s", jdk, workload, layer.label, tally.matchPercent(),
@@ -81,9 +82,10 @@ class ValidationTest {
         for (String workload : BiasWorkloads.ALL) {
             Cell stackreq = result.cell(Profiler.STACKREQ, workload);
             Cell asyncProfiler = result.cell(Profiler.ASYNC_PROFILER_CPU, workload);
-            checks.add(() -> assertTrue(stackreq.samples() >= MIN_BIAS_SAMPLES && asyncProfiler.samples() >= MIN_BIAS_SAMPLES,
-                    () -> jdk + " " + workload + ": too few samples (stackreq " + stackreq.samples() + ", async-profiler "
-                            + asyncProfiler.samples() + ")"));
+            checks.add(() -> assertTrue(
+                    stackreq.samples() >= MIN_BIAS_SAMPLES && asyncProfiler.samples() >= MIN_BIAS_SAMPLES,
+                    () -> jdk + " " + workload + ": too few samples (stackreq " + stackreq.samples()
+                            + ", async-profiler " + asyncProfiler.samples() + ")"));
             checks.add(() -> assertTrue(Math.abs(stackreq.error()) <= Math.abs(asyncProfiler.error())
                     + MAX_EXCESS_OVER_ASYNC_PROFILER, () -> String.format(Locale.ROOT,
                     "%s %s: stackreq misses the truth by %.1f points, async-profiler by %.1f (allowed: +%.0f)%n"

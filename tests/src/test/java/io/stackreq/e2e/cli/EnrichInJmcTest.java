@@ -101,8 +101,10 @@ class EnrichInJmcTest {
             IMemberAccessor<IQuantity, IItem> pageFaults = PAGE_FAULTS.getAccessor(items.getType());
             assertNotNull(stack, file + ": no stack trace accessor");
             assertNotNull(thread, file + ": no thread accessor");
-            assertNotNull(taskClock, file + ": no taskClock timespan field: " + items.getType().getAccessorKeys().keySet());
-            assertNotNull(pageFaults, file + ": no pageFaults number field: " + items.getType().getAccessorKeys().keySet());
+            assertNotNull(taskClock, file + ": no taskClock timespan field: "
+                    + items.getType().getAccessorKeys().keySet());
+            assertNotNull(pageFaults, file + ": no pageFaults number field: "
+                    + items.getType().getAccessorKeys().keySet());
             for (IItem item : items) {
                 events++;
                 IMCStackTrace trace = stack.getMember(item);

@@ -45,11 +45,13 @@ class EventGroupTest {
             String where = "line " + (i + 1) + ": " + lines.get(i);
             assertEquals(List.of("page-faults", "task-clock"), sortedNames(deltas), where);
             assertTrue(deltas.path("task-clock").isIntegralNumber() && deltas.path("task-clock").asLong() > 0, where);
-            assertTrue(deltas.path("page-faults").isIntegralNumber() && deltas.path("page-faults").asLong() >= 0, where);
+            assertTrue(deltas.path("page-faults").isIntegralNumber()
+                    && deltas.path("page-faults").asLong() >= 0, where);
             clock += deltas.path("task-clock").asLong();
             faults += deltas.path("page-faults").asLong();
         }
-        System.out.printf("%s PageToucher: %d samples, task-clock %d ns, page-faults %d%n", jdk, samples, clock, faults);
+        System.out.printf("%s PageToucher: %d samples, task-clock %d ns, page-faults %d%n", jdk,
+                samples, clock, faults);
         assertTrue(samples >= 500, "only " + samples + " samples in " + run.file("samples.jsonl"));
         // PageToucher touches thousands of fresh pages a second: the member counted them.
         assertTrue(faults >= 10_000, "page-faults deltas add up to only " + faults);

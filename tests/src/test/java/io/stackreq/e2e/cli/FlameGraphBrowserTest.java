@@ -110,7 +110,8 @@ class FlameGraphBrowserTest {
         Matcher shown = SEARCH_RESULT.matcher(dom);
         assertTrue(shown.find(), () -> "no 'Matched: x%' after the search\n" + dom);
         double matchedPct = Double.parseDouble(shown.group(1));
-        System.out.printf("%s flame.html search " + SEARCH + ": %d frames highlighted, page says %.2f%%, report %.3f%%%n",
+        System.out.printf("%s flame.html search " + SEARCH
+                + ": %d frames highlighted, page says %.2f%%, report %.3f%%%n",
                 jdk, matches.size(), matchedPct, totalPct);
         assertEquals(totalPct, matchedPct, 0.02, "the page's matched share is not methodA's total in the report");
 

@@ -100,7 +100,8 @@ final class NativeShapedRecording {
         TypedValue method = types.getType(Types.JDK.METHOD).asValue(m -> m.putField("type", javaClass)
                 .putField("name", frame.method()).putField("descriptor", frame.descriptor()).putField("modifiers", 9)
                 .putField("hidden", false));
-        TypedValue frameType = types.getType(Types.JDK.FRAME_TYPE).asValue(t -> t.putField("description", frame.type()));
+        TypedValue frameType = types.getType(Types.JDK.FRAME_TYPE)
+                .asValue(t -> t.putField("description", frame.type()));
         return types.getType(Types.JDK.STACK_FRAME).asValue(f -> f.putField("method", method)
                 .putField("lineNumber", frame.line()).putField("bytecodeIndex", frame.bci())
                 .putField("type", frameType));

@@ -67,7 +67,8 @@ class NativeShapedRecordingTest {
 
         List<String> samples = new ArrayList<>();
         samples.add("{\"type\":\"start\",\"engine\":\"perf\",\"leader\":\"task-clock\",\"events\":[\"task-clock\","
-                + "\"page-faults\"],\"period\":1000000,\"periodUnit\":\"ns\",\"pid\":1000,\"clock\":\"CLOCK_MONOTONIC\"}");
+                + "\"page-faults\"],\"period\":1000000,\"periodUnit\":\"ns\",\"pid\":1000,"
+                + "\"clock\":\"CLOCK_MONOTONIC\"}");
         for (long id = 1; id <= 6; id++) {
             samples.add(sample(id, 1001, 1_000_000, 0, 0));
         }
@@ -111,7 +112,8 @@ class NativeShapedRecordingTest {
                 spinLine = entry;
             }
         }
-        assertTrue(spinLine != null && spinLine.path("line").asInt() == 12 && spinLine.path("self").asLong() == 6_000_000,
+        assertTrue(spinLine != null && spinLine.path("line").asInt() == 12
+                && spinLine.path("self").asLong() == 6_000_000,
                 byLine.toPrettyString());
 
         Map<Long, JsonNode> joined = join(jfr, sampleFile);
@@ -162,7 +164,8 @@ class NativeShapedRecordingTest {
             quality.remove("droppedInJvm");
         }
         assertEquals(expectedReport, actualReport, () -> jdk + ": the JDK-shaped recording reports differently\n"
-                + "stackreq's:\n" + expectedReport.toPrettyString() + "\nJDK-shaped:\n" + actualReport.toPrettyString());
+                + "stackreq's:\n" + expectedReport.toPrettyString() + "\nJDK-shaped:\n"
+                + actualReport.toPrettyString());
         System.out.printf("%s: %d events of stackreq's recording rewritten in the JDK's shape report the same%n", jdk,
                 rewritten.size());
 
@@ -215,7 +218,8 @@ class NativeShapedRecordingTest {
         List<String> args = new ArrayList<>(List.of("report", recording.toString(), "--samples", samples.toString(),
                 "--format", "json"));
         args.addAll(List.of(options));
-        Processes.Result result = Processes.cli(dir, "report-" + recording.getFileName(), Duration.ofSeconds(120), args);
+        Processes.Result result = Processes.cli(dir, "report-" + recording.getFileName(),
+                Duration.ofSeconds(120), args);
         assertEquals(0, result.exitCode(), () -> "report failed\n" + result);
         return JSON.readTree(result.stdout());
     }

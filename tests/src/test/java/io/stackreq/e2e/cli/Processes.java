@@ -52,7 +52,8 @@ final class Processes {
     }
 
     static Path cliJar() {
-        return Path.of(System.getProperty("stackreq.cli.jar", root().resolve("analysis/target/stackreq.jar").toString()))
+        return Path.of(System.getProperty("stackreq.cli.jar",
+                root().resolve("analysis/target/stackreq.jar").toString()))
                 .toAbsolutePath().normalize();
     }
 

@@ -117,7 +117,8 @@ public final class ChurnApp {
         report.put("churnThreads", churnThreads.get());
         report.put("victims", victims.get());
         report.put("gcCount", Workloads.gcCount() - gcBefore);
-        report.put("unloadedClasses", ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount() - unloadedBefore);
+        report.put("unloadedClasses",
+                ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount() - unloadedBefore);
         report.put("elapsedNanos", elapsed);
         report.write(a.path("out"));
     }

@@ -26,8 +26,8 @@ import io.stackreq.testapp.Report;
  * input that makes the CLI read a file into memory fails as an OutOfMemoryError.
  *
  * <p>Every run must end with exit code 0, or exit code 2 and exactly one line on stderr starting
- * with "stackreq: " (no stack trace, no exception class name); anything else (exit 1, an exception or error thrown out of
- * execute, no return within 60 s) is a failure, and the input is kept as
+ * with "stackreq: " (no stack trace, no exception class name); anything else (exit 1, an
+ * exception or error thrown out of execute, no return within 60 s) is a failure, and the input is kept as
  * {@code work/fail-<n>.<ext>} with its seed.
  *
  * <p>First the targeted inputs (chunk header fields of the recording set to 0, -1, tiny, huge;
@@ -43,7 +43,8 @@ import io.stackreq.testapp.Report;
 public final class CliFuzzApp {
     /** A Java stack trace or a qualified exception class name (names inside the input may say "Exception"). */
     public static final java.util.regex.Pattern STACK_TRACE = java.util.regex.Pattern.compile(
-            "(^|\\n)\\s+at |Exception in thread|\\b(java|javax|jdk|sun|org|com|io|picocli)(\\.\\w+)+\\.\\w*(Exception|Error)\\b");
+            "(^|\\n)\\s+at |Exception in thread"
+                    + "|\\b(java|javax|jdk|sun|org|com|io|picocli)(\\.\\w+)+\\.\\w*(Exception|Error)\\b");
     private static final long[] HEADER_VALUES = {0, -1, 67, Integer.MAX_VALUE, 1L << 40};
 
     private final Path recording;
@@ -106,7 +107,8 @@ public final class CliFuzzApp {
                 for (long value : HEADER_VALUES) {
                     byte[] copy = bytes.clone();
                     ByteBuffer.wrap(copy).putLong((int) start + field, value);
-                    check(copy, "jfr", "targeted " + n++ + ": chunk at " + start + ", header byte " + field + " = " + value,
+                    check(copy, "jfr", "targeted " + n++ + ": chunk at " + start + ", header byte "
+                            + field + " = " + value,
                             0);
                 }
             }
@@ -181,7 +183,8 @@ public final class CliFuzzApp {
         List<String> lines = new ArrayList<>(Arrays.asList(text.split("\n", -1)));
         int line = random.nextInt(lines.size());
         switch (random.nextInt(6)) {
-            case 0 -> lines.set(line, lines.get(line).replaceFirst("\\d+", random.nextBoolean() ? "99999999999999999999999"
+            case 0 -> lines.set(line, lines.get(line).replaceFirst("\\d+",
+                    random.nextBoolean() ? "99999999999999999999999"
                     : random.nextBoolean() ? "-1" : "1.5e300"));
             case 1 -> lines.add(line, "{\"type\":\"sample\",\"userData\":" + "9".repeat(100_000) + "}");
             case 2 -> {
@@ -246,7 +249,8 @@ public final class CliFuzzApp {
         long lines = err.lines().count();
         boolean ok = code.equals("0") || (code.equals("2") && lines == 1 && err.startsWith("stackreq: ")
                 && !STACK_TRACE.matcher(err).find());
-        outcomes.merge(args[0] + " exit " + code + (code.equals("2") ? (lines == 1 ? " one line" : " " + lines + " lines") : ""),
+        outcomes.merge(args[0] + " exit " + code + (code.equals("2")
+                ? (lines == 1 ? " one line" : " " + lines + " lines") : ""),
                 1L, Long::sum);
         if (!ok) {
             Path kept = work.resolve("fail-" + failures.size() + "." + extension);

@@ -39,7 +39,8 @@ public final class ChildJvm {
                 String log = Files.readString(crashLogs.get(0));
                 int stackStart = log.indexOf("Native frames:");
                 String head = log.substring(0, Math.min(log.length(), 1500));
-                String stack = stackStart < 0 ? "" : log.substring(stackStart, Math.min(log.length(), stackStart + 2500));
+                String stack = stackStart < 0 ? ""
+                        : log.substring(stackStart, Math.min(log.length(), stackStart + 2500));
                 return head + "\n...\n" + stack;
             } catch (IOException e) {
                 return e.toString();
@@ -54,7 +55,8 @@ public final class ChildJvm {
             text.append("--- stdout ---\n").append(tail(stdout, 4000)).append('\n');
             text.append("--- stderr ---\n").append(tail(stderr, 6000)).append('\n');
             if (!crashLogs.isEmpty()) {
-                text.append("--- crash log ").append(crashLogs.get(0)).append(" ---\n").append(crashSummary()).append('\n');
+                text.append("--- crash log ").append(crashLogs.get(0)).append(" ---\n")
+                        .append(crashSummary()).append('\n');
             }
             if (!hangDump.isEmpty()) {
                 text.append("--- thread dump of the hung process ---\n").append(tail(hangDump, 20000)).append('\n');
@@ -106,7 +108,8 @@ public final class ChildJvm {
     public static Result run(Jdk jdk, Path workDir, String name, List<String> command, Duration limit) {
         Result result = start(jdk, workDir, name, command, limit);
         if (result.exitCode() != 0 || result.crashed()) {
-            fail((result.crashed() ? "JVM crashed" : "JVM failed") + " (exit code " + result.exitCode() + ")\n" + result);
+            fail((result.crashed() ? "JVM crashed" : "JVM failed") + " (exit code "
+                    + result.exitCode() + ")\n" + result);
         }
         return result;
     }
@@ -145,7 +148,8 @@ public final class ChildJvm {
             process.destroyForcibly().waitFor();
         }
         reader.join(10_000);
-        return output[0] == null ? "(no output from " + command.get(0) + ")" : new String(output[0], StandardCharsets.UTF_8);
+        return output[0] == null ? "(no output from " + command.get(0) + ")"
+                : new String(output[0], StandardCharsets.UTF_8);
     }
 
     static String tail(String text, int max) {

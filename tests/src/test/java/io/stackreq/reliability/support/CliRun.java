@@ -82,7 +82,8 @@ public final class CliRun {
     private static String assertOneLine(String err, String context) {
         List<String> lines = err.lines().toList();
         assertEquals(1, lines.size(), () -> "one line on stderr expected\n" + context);
-        assertTrue(lines.get(0).startsWith("stackreq: "), () -> "the line does not start with 'stackreq: '\n" + context);
+        assertTrue(lines.get(0).startsWith("stackreq: "), () -> "the line does not start with 'stackreq: '\n"
+                + context);
         assertFalse(CliFuzzApp.STACK_TRACE.matcher(err).find(), () -> "a stack trace or exception name\n" + context);
         return lines.get(0);
     }

@@ -11,13 +11,10 @@ import java.util.stream.Stream;
 
 /**
  * A JDK the JVM-launching tests run on. {@link #all()} is the {@code @MethodSource} of every such
- * test: the homes in system property {@code stackreq.jdks} (comma separated; set by the tests
- * pom, JDK 17 and 25 by default).
+ * test: the homes in system property {@code stackreq.jdks} (comma separated; tests/run passes the
+ * JDK 17 and 25 it found, a bare mvn passes JDK17_HOME and JDK25_HOME).
  */
 public final class Jdk {
-    private static final String DEFAULT_JDKS =
-            "/usr/lib/jvm/java-17-openjdk-amd64,/usr/lib/jvm/temurin-25-jdk-amd64";
-
     private final Path home;
     private final int feature;
 
@@ -28,7 +25,12 @@ public final class Jdk {
 
     /** Every configured JDK; fails when one is missing rather than skipping it silently. */
     public static Stream<Jdk> all() {
-        String list = System.getProperty("stackreq.jdks", DEFAULT_JDKS);
+        String list = System.getProperty("stackreq.jdks", "");
+        // Maven leaves ${env.JDK17_HOME} as it is when the variable is not set.
+        if (list.isBlank() || list.contains("${")) {
+            throw new IllegalStateException("no JDKs to test on (stackreq.jdks='" + list
+                    + "'): run tests/run, or set JDK17_HOME and JDK25_HOME");
+        }
         return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Jdk::of);
     }
 

@@ -154,7 +154,8 @@ public final class OracleCheck {
     }
 
     private Tally tally(Layer layer, int tag) {
-        String workload = tag >= 1 && tag <= OracleMain.WORKLOADS.size() ? OracleMain.WORKLOADS.get(tag - 1) : "(runner)";
+        String workload = tag >= 1 && tag <= OracleMain.WORKLOADS.size()
+                ? OracleMain.WORKLOADS.get(tag - 1) : "(runner)";
         return tallies.computeIfAbsent(layer, l -> new LinkedHashMap<>()).computeIfAbsent(workload, w -> new Tally());
     }
 
@@ -201,9 +202,9 @@ public final class OracleCheck {
                 String[] head = line.substring(0, bar).split(" ");
                 int depth = Integer.parseInt(head[6]);
                 int[][] frames = shadowFrames(head, 7, depth);
-                Snapshot snapshot = new Snapshot(0, Layer.JVMTI, Integer.parseInt(head[1]), Integer.parseInt(head[2]), 0,
-                        Integer.parseInt(head[3]), Integer.parseInt(head[4]), Integer.parseInt(head[5]), 0, 0, frames[0],
-                        frames[1]);
+                Snapshot snapshot = new Snapshot(0, Layer.JVMTI, Integer.parseInt(head[1]), Integer.parseInt(head[2]),
+                        0, Integer.parseInt(head[3]), Integer.parseInt(head[4]), Integer.parseInt(head[5]), 0, 0,
+                        frames[0], frames[1]);
                 Tally tally = tally(Layer.JVMTI, snapshot.tag());
                 if (snapshot.overflow() > 0) {
                     tally.skipped++;

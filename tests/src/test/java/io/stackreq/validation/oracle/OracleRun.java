@@ -25,13 +25,15 @@ import io.stackreq.validation.oracle.OracleCheck.Tally;
  */
 public final class OracleRun {
     /** Everything checked on one JDK, and the target JVMs' own summary lines. */
-    public record Result(Jdk jdk, List<String> workloads, Map<Layer, Map<String, Tally>> tallies, List<String> summaries) {
+    public record Result(Jdk jdk, List<String> workloads, Map<Layer, Map<String, Tally>> tallies,
+            List<String> summaries) {
         public Tally tally(Layer layer, String workload) {
             return tallies.getOrDefault(layer, Map.of()).getOrDefault(workload, new Tally());
         }
     }
 
-    private static final Pattern SUMMARY = Pattern.compile("oracle-summary woven=(\\d+) weave-failures=(\\d+) corrupt=(\\d+)");
+    private static final Pattern SUMMARY =
+            Pattern.compile("oracle-summary woven=(\\d+) weave-failures=(\\d+) corrupt=(\\d+)");
 
     private OracleRun() {
     }
