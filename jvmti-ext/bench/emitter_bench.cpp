@@ -177,7 +177,7 @@ bool start_agent_state(uint32_t ring_slots) {
     }
     if (!ThreadRegistry::add_current(&g_jni)) return false;
     Emitter::start(&g_jvmti, &g_jni);  // no Thread class here: it creates the resolver and starts no thread
-    Emitter::threads().on_thread_start(&g_jvmti, &g_jni, reinterpret_cast<jthread>(1), ThreadRegistry::current_tid());
+    agent().threads.on_thread_start(&g_jvmti, &g_jni, reinterpret_cast<jthread>(1), ThreadRegistry::current_tid());
     state.recording_seen.store(true);
     state.event_enabled.store(true);
     state.enabled_environments.store(1);

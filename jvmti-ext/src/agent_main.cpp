@@ -67,7 +67,7 @@ void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
 
 void register_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     if (!ThreadRegistry::add_current(jni)) Log::warn("thread table full; requests from this thread are refused");
-    Emitter::threads().on_thread_start(jvmti, jni, thread, ThreadRegistry::current_tid());
+    agent().threads.on_thread_start(jvmti, jni, thread, ThreadRegistry::current_tid());
 }
 
 void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) { register_thread(jvmti, jni, thread); }
@@ -75,7 +75,7 @@ void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) { reg
 void JNICALL on_thread_end(jvmtiEnv*, JNIEnv* jni, jthread) {
     int32_t tid = ThreadRegistry::current_tid();
     ThreadRegistry::remove(tid);
-    Emitter::threads().on_thread_end(jni, tid);
+    agent().threads.on_thread_end(jni, tid);
 }
 
 void resolve_thread_methods(JNIEnv* jni) {
@@ -86,7 +86,7 @@ void resolve_thread_methods(JNIEnv* jni) {
     if (state.thread_is_virtual == nullptr) jni->ExceptionClear();  // JDK < 21
     jmethodID get_id = jni->GetMethodID(thread_class, "getId", "()J");
     if (get_id == nullptr) jni->ExceptionClear();
-    Emitter::threads().set_thread_id_method(get_id);
+    agent().threads.set_thread_id_method(get_id);
 }
 
 void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {

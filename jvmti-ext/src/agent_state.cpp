@@ -15,6 +15,13 @@ int64_t monotonic_ticks() {
     return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
 }
 
+int64_t epoch_nanos_of(int64_t ticks) {
+    timespec realtime;
+    clock_gettime(CLOCK_REALTIME, &realtime);
+    int64_t now_epoch = static_cast<int64_t>(realtime.tv_sec) * 1000000000 + realtime.tv_nsec;
+    return now_epoch - (monotonic_ticks() - ticks);
+}
+
 void Throttle::configure(int64_t limit, int64_t window_ns) {
     window_ns_.store(window_ns > 0 ? window_ns : 1000000000, std::memory_order_relaxed);
     limit_.store(limit > 0 ? limit : 0, std::memory_order_release);

@@ -11,6 +11,7 @@
 
 #include "options.h"
 #include "request_ring.h"
+#include "thread_directory.h"
 
 namespace stackreq {
 
@@ -38,22 +39,26 @@ struct AgentState {
 
     std::atomic<bool> live{false};            // between VMInit and VMDeath
     std::atomic<bool> recording_seen{false};  // some JFR recording has started in this VM
-    std::atomic<bool> event_enabled{false};   // a running recording enables the event
+    std::atomic<bool> event_enabled{false};   // a running recording enables the event (set from Java only)
     std::atomic<int> enabled_environments{0};
     // Requests between their first gate check and their publish: a flush that closed a gate
     // waits for this to reach 0 so no request slips past it.
     std::atomic<int> in_flight{0};
     bool file_mode = false;                   // options.file set: no JFR recording needed
-    std::atomic<bool> file_failed{false};     // the file= recording could not be written
+    std::atomic<bool> file_failed{false};     // the file= recording could not be written (emitter)
     bool measure_latency = false;             // options.latency_path set
 
     // java.lang.Thread::isVirtual on JDK 21+, else null. Resolved at VMInit.
     jmethodID thread_is_virtual = nullptr;
     jclass thread_class = nullptr;  // global reference
+
+    // Every Java thread, filled by the JVMTI thread callbacks (agent_main.cpp), read by the emitter.
+    ThreadDirectory threads;
 };
 
 AgentState& agent();
 
 int64_t monotonic_ticks();  // CLOCK_MONOTONIC ns, async-signal-safe
+int64_t epoch_nanos_of(int64_t ticks);  // wall clock of a monotonic_ticks() instant
 
 }  // namespace stackreq

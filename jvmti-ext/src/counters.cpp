@@ -1,28 +1,21 @@
 #include "counters.h"
 
-#include <initializer_list>
-
 namespace stackreq {
 
-std::atomic<int64_t> Counters::values_[static_cast<int>(Counter::kCount)];
+std::atomic<int64_t> Counters::values_[kCounterCount];
 
-const char* Counters::name(Counter c) {
-    static const char* const kNames[] = {
-#define STACKREQ_COUNTER_NAME(name, description) #name,
-        STACKREQ_COUNTERS(STACKREQ_COUNTER_NAME)
-#undef STACKREQ_COUNTER_NAME
-    };
-    int index = static_cast<int>(c);
-    return index >= 0 && index < static_cast<int>(Counter::kCount) ? kNames[index] : "?";
-}
-
-int64_t Counters::requests() {
-    int64_t total = get(Counter::accepted) + get(Counter::throttled);
-    for (Counter c : {Counter::rejected_wrong_phase, Counter::rejected_not_available, Counter::rejected_invalid_thread,
-                      Counter::rejected_thread_not_alive, Counter::rejected_unsupported, Counter::rejected_other}) {
-        total += get(c);
-    }
-    return total;
+StatisticsEvent Counters::snapshot(int64_t ticks) {
+    StatisticsEvent s;
+    s.start_ticks = ticks;
+    for (int c = 0; c < kCounterCount; c++) s.counters[c] = values_[c].load(std::memory_order_relaxed);
+    // From the copies, so that the identities hold within one snapshot.
+    s.requested = 0;
+#define STACKREQ_COUNTER_OUTCOME(name, jfr_name, outcome, label, description) \
+    if (outcome) s.requested += s[Counter::name];
+    STACKREQ_COUNTERS(STACKREQ_COUNTER_OUTCOME)
+#undef STACKREQ_COUNTER_OUTCOME
+    s.pending = s[Counter::accepted] - s[Counter::emitted] - s[Counter::dropped];
+    return s;
 }
 
 void Counters::reset_for_test() {

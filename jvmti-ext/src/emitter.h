@@ -14,13 +14,10 @@
 
 namespace stackreq {
 
-class ThreadDirectory;
-
 class Emitter {
 public:
     // VMInit: creates the resolver state and starts the agent thread.
     static bool start(jvmtiEnv* jvmti, JNIEnv* jni);
-    static ThreadDirectory& threads();
 
     // Drains everything accepted so far (waiting briefly for requests being captured) and,
     // in file= mode, writes it to the file.

@@ -4,8 +4,6 @@
 #include <limits>
 #include <set>
 
-#include "method_resolver.h"
-#include "thread_directory.h"
 
 namespace stackreq {
 
@@ -34,20 +32,18 @@ int64_t EventStore::recording_stopped(int64_t recording_id) {
     return start;
 }
 
-void EventStore::collect(const Selection& selection, MethodResolver& methods, ThreadDirectory& threads,
-                         ChunkContent* out) const {
+void EventStore::collect(const Selection& selection, const EntryLookup& entries, ChunkContent* out) const {
     const uint64_t first_index = selection.first_index;
     const int64_t from_ticks = selection.from_ticks;
     const int64_t to_ticks = selection.to_ticks;
     std::set<uint64_t> stack_ids, thread_keys, method_ids;
     size_t start = first_index > base_index_ ? static_cast<size_t>(first_index - base_index_) : 0;
     for (size_t i = start; i < events_.size(); i++) {
-        const StoredEvent& event = events_[i];
-        if (event.ticks < from_ticks || event.ticks > to_ticks) continue;
-        out->events.push_back(StackTraceRequestEvent{event.ticks, event.thread_key, event.stack_id,
-                                                     event.user_data, event.failed, event.biased});
-        if (event.stack_id != 0) stack_ids.insert(event.stack_id);
-        if (event.thread_key != 0) thread_keys.insert(event.thread_key);
+        const StackTraceRequestEvent& event = events_[i];
+        if (event.start_ticks < from_ticks || event.start_ticks > to_ticks) continue;
+        out->events.push_back(event);
+        if (event.stack_trace_id != 0) stack_ids.insert(event.stack_trace_id);
+        if (event.thread_id != 0) thread_keys.insert(event.thread_id);
     }
     std::stable_sort(out->events.begin(), out->events.end(),
                      [](const StackTraceRequestEvent& a, const StackTraceRequestEvent& b) {
@@ -59,12 +55,12 @@ void EventStore::collect(const Selection& selection, MethodResolver& methods, Th
         for (const StackFrameEntry& frame : stack.frames) method_ids.insert(frame.method_id);
     }
     for (uint64_t id : method_ids) {
-        const MethodEntry* method = methods.entry(id);
+        const MethodEntry* method = entries.method(id);
         if (method != nullptr) out->methods.push_back(*method);
     }
     for (uint64_t key : thread_keys) {
         ThreadEntry thread;
-        if (threads.entry(key, &thread)) out->threads.push_back(thread);
+        if (entries.thread(key, &thread)) out->threads.push_back(thread);
     }
     for (const StatisticsEvent& statistics : statistics_) {
         if (statistics.start_ticks >= selection.statistics_from && statistics.start_ticks <= to_ticks) {
@@ -76,7 +72,7 @@ void EventStore::collect(const Selection& selection, MethodResolver& methods, Th
 void EventStore::trim(uint64_t keep_from_index, int64_t keep_from_ticks) {
     int64_t oldest_needed = keep_from_ticks;
     for (const auto& recording : running_) oldest_needed = std::min(oldest_needed, recording.second);
-    while (!events_.empty() && base_index_ < keep_from_index && events_.front().ticks < oldest_needed) {
+    while (!events_.empty() && base_index_ < keep_from_index && events_.front().start_ticks < oldest_needed) {
         events_.pop_front();
         base_index_++;
     }

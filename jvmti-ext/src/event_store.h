@@ -15,23 +15,22 @@
 
 namespace stackreq {
 
-class MethodResolver;
-class ThreadDirectory;
+// Where collect() finds the methods and threads its events refer to (the emitter's method
+// resolver and thread directory; a table in the unit test).
+class EntryLookup {
+public:
+    virtual const MethodEntry* method(uint64_t id) const = 0;
+    virtual bool thread(uint64_t key, ThreadEntry* out) const = 0;
 
-struct StoredEvent {
-    int64_t ticks;
-    uint64_t thread_key;
-    uint64_t stack_id;  // 0 when failed
-    int64_t user_data;
-    bool failed;
-    bool biased;
+protected:
+    ~EntryLookup() = default;
 };
 
 class EventStore {
 public:
     // Returns the id of this stack (frames top first), adding it when new.
     uint64_t intern_stack(const std::vector<StackFrameEntry>& frames, bool truncated);
-    void add(const StoredEvent& event) { events_.push_back(event); }
+    void add(const StackTraceRequestEvent& event) { events_.push_back(event); }
     void add_statistics(const StatisticsEvent& statistics) { statistics_.push_back(statistics); }
 
     void recording_started(int64_t recording_id, int64_t ticks) { running_.emplace(recording_id, ticks); }
@@ -47,8 +46,7 @@ public:
         int64_t to_ticks;
         int64_t statistics_from;
     };
-    void collect(const Selection& selection, MethodResolver& methods, ThreadDirectory& threads,
-                 ChunkContent* out) const;
+    void collect(const Selection& selection, const EntryLookup& entries, ChunkContent* out) const;
 
     uint64_t end_index() const { return base_index_ + events_.size(); }
     size_t size() const { return events_.size(); }
@@ -58,7 +56,7 @@ public:
     void trim(uint64_t keep_from_index, int64_t keep_from_ticks);
 
 private:
-    std::deque<StoredEvent> events_;
+    std::deque<StackTraceRequestEvent> events_;
     uint64_t base_index_ = 0;  // absolute index of events_.front()
     std::vector<StatisticsEvent> statistics_;
     std::map<int64_t, int64_t> running_;  // recording id -> start ticks

@@ -236,7 +236,7 @@ private:
         size_t start = buf_.begin_sized();
         buf_.put_varint64(uint64_t{kRequestStatistics});
         buf_.put_varint64(ticks(statistics.start_ticks));
-        for (const StatisticsField& field : statistics_fields()) buf_.put_varint64(statistics.*field.member);
+        for (const StatisticsField& field : statistics_fields()) buf_.put_varint64(field.value(statistics));
         buf_.end_sized(start);
     }
 
@@ -257,121 +257,147 @@ private:
         return classes_.intern(identity, ClassValue{symbol(name), package, method.hidden});
     }
 
+    // The checkpoint: every constant pool the events reach, each written by its own function.
+    // The JDK reader rejects a pool with no entries, so empty pools are left out.
     void write_checkpoint() {
-        // Everything the used stacks reach: methods (in first-use order) and frame types.
-        std::vector<bool> used_method(c_.methods.size(), false);
-        std::vector<size_t> method_order;
-        bool used_frame_type[kFrameTypeCount] = {};
-        for (size_t k = 0; k < c_.stacks.size(); k++) {
-            if (!used_stack_[k]) continue;
-            for (const StackFrameEntry& frame : c_.stacks[k].frames) {
-                size_t m = static_cast<size_t>(methods_.find(frame.method_id));
-                if (!used_method[m]) {
-                    used_method[m] = true;
-                    method_order.push_back(m);
-                }
-                used_frame_type[static_cast<int>(frame.type)] = true;
-            }
-        }
-        struct MethodKeys {
-            uint64_t type, name, descriptor;
-        };
-        std::vector<MethodKeys> method_keys;
-        method_keys.reserve(method_order.size());
-        for (size_t m : method_order) {
-            const MethodEntry& method = c_.methods[m];
-            method_keys.push_back({class_key(method), symbol(method.method_name.empty() ? kUnknownName : method.method_name),
-                                   symbol(method.descriptor.empty() ? kUnknownDescriptor : method.descriptor)});
-        }
-
+        collect_used_methods();
         size_t start = buf_.begin_sized();
         buf_.put_varint64(kCheckpointEventType);
         buf_.put_varint64(ticks(c_.start_ticks));
         buf_.put_u8(0);  // duration
         buf_.put_u8(0);  // delta to the previous checkpoint: this is the only one
         buf_.put_u8(0);  // checkpoint type: generic (not a flush)
-        size_t stack_count = 0, thread_count = 0, frame_type_count = 0;
-        for (bool used : used_stack_) stack_count += used;
-        for (bool used : used_thread_) thread_count += used;
-        for (bool used : used_frame_type) frame_type_count += used;
-        // The JDK reader rejects a pool with no entries, so empty pools are left out.
-        uint32_t pools = (stack_count > 0) + (thread_count > 0) + (frame_type_count > 0) + (!method_order.empty()) +
-                         (!classes_.entries().empty()) + (!packages_.entries().empty()) +
+        size_t frame_type_count = 0;
+        for (bool used : used_frame_type_) frame_type_count += used;
+        uint32_t pools = (count(used_stack_) > 0) + (count(used_thread_) > 0) + (frame_type_count > 0) +
+                         (!method_order_.empty()) + (!classes_.entries().empty()) + (!packages_.entries().empty()) +
                          (!symbols_.entries().empty());
         buf_.put_varint32(pools);
-
-        if (thread_count > 0) {
-            start_pool(kThread, thread_count);
-            for (size_t t = 0; t < c_.threads.size(); t++) {
-                if (!used_thread_[t]) continue;
-                const ThreadEntry& thread = c_.threads[t];
-                buf_.put_varint64(thread.id);
-                put_optional_string(thread.os_name);
-                buf_.put_varint64(thread.os_thread_id);
-                put_optional_string(thread.java_name);
-                buf_.put_varint64(thread.java_thread_id);
-            }
-        }
-        if (stack_count > 0) {
-            start_pool(kStackTrace, stack_count);
-            for (size_t k = 0; k < c_.stacks.size(); k++) {
-                if (!used_stack_[k]) continue;
-                const StackTraceEntry& stack = c_.stacks[k];
-                buf_.put_varint64(stack.id);
-                buf_.put_bool(stack.truncated);
-                buf_.put_varint32(static_cast<uint32_t>(stack.frames.size()));
-                for (const StackFrameEntry& frame : stack.frames) {
-                    buf_.put_varint64(frame.method_id);
-                    buf_.put_varint32(frame.line);
-                    buf_.put_varint32(frame.bci);
-                    buf_.put_varint64(frame_type_key(frame.type));
-                }
-            }
-        }
-        if (!method_order.empty()) {
-            start_pool(kMethod, method_order.size());
-            for (size_t i = 0; i < method_order.size(); i++) {
-                const MethodEntry& method = c_.methods[method_order[i]];
-                buf_.put_varint64(method.id);
-                buf_.put_varint64(method_keys[i].type);
-                buf_.put_varint64(method_keys[i].name);
-                buf_.put_varint64(method_keys[i].descriptor);
-                buf_.put_varint32(method.modifiers);
-                buf_.put_bool(method.hidden);
-            }
-        }
-        if (!classes_.entries().empty()) {
-            start_pool(kClass, classes_.entries().size());
-            for (const auto& entry : classes_.entries()) {
-                buf_.put_varint64(entry.key);
-                buf_.put_varint64(entry.value.name);
-                buf_.put_varint64(entry.value.package);
-                buf_.put_bool(entry.value.hidden);
-            }
-        }
-        if (!packages_.entries().empty()) {
-            start_pool(kPackage, packages_.entries().size());
-            for (const auto& entry : packages_.entries()) {
-                buf_.put_varint64(entry.key);
-                buf_.put_varint64(entry.value);
-            }
-        }
-        if (!symbols_.entries().empty()) {
-            start_pool(kSymbol, symbols_.entries().size());
-            for (const auto& entry : symbols_.entries()) {
-                buf_.put_varint64(entry.key);
-                buf_.put_string(entry.value);
-            }
-        }
-        if (frame_type_count > 0) {
-            start_pool(kFrameType, frame_type_count);
-            for (int f = 0; f < kFrameTypeCount; f++) {
-                if (!used_frame_type[f]) continue;
-                buf_.put_varint64(frame_type_key(static_cast<FrameType>(f)));
-                buf_.put_string(frame_type_description(static_cast<FrameType>(f)));
-            }
-        }
+        write_thread_pool();
+        write_stack_trace_pool();
+        write_method_pool();
+        write_class_pool();
+        write_package_pool();
+        write_symbol_pool();
+        write_frame_type_pool(frame_type_count);
         buf_.end_sized(start);
+    }
+
+    static size_t count(const std::vector<bool>& used) {
+        size_t n = 0;
+        for (bool u : used) n += u;
+        return n;
+    }
+
+    // Methods the used stacks reach, in first-use order, with their class, name and descriptor
+    // keys (which fill the class, package and symbol pools); and the frame types used.
+    void collect_used_methods() {
+        std::vector<bool> used_method(c_.methods.size(), false);
+        for (size_t k = 0; k < c_.stacks.size(); k++) {
+            if (!used_stack_[k]) continue;
+            for (const StackFrameEntry& frame : c_.stacks[k].frames) {
+                size_t m = static_cast<size_t>(methods_.find(frame.method_id));
+                if (!used_method[m]) {
+                    used_method[m] = true;
+                    method_order_.push_back(m);
+                }
+                used_frame_type_[static_cast<int>(frame.type)] = true;
+            }
+        }
+        method_keys_.reserve(method_order_.size());
+        for (size_t m : method_order_) {
+            const MethodEntry& method = c_.methods[m];
+            method_keys_.push_back({class_key(method),
+                                    symbol(method.method_name.empty() ? kUnknownName : method.method_name),
+                                    symbol(method.descriptor.empty() ? kUnknownDescriptor : method.descriptor)});
+        }
+    }
+
+    void write_thread_pool() {
+        size_t n = count(used_thread_);
+        if (n == 0) return;
+        start_pool(kThread, n);
+        for (size_t t = 0; t < c_.threads.size(); t++) {
+            if (!used_thread_[t]) continue;
+            const ThreadEntry& thread = c_.threads[t];
+            buf_.put_varint64(thread.id);
+            put_optional_string(thread.os_name);
+            buf_.put_varint64(thread.os_thread_id);
+            put_optional_string(thread.java_name);
+            buf_.put_varint64(thread.java_thread_id);
+        }
+    }
+
+    void write_stack_trace_pool() {
+        size_t n = count(used_stack_);
+        if (n == 0) return;
+        start_pool(kStackTrace, n);
+        for (size_t k = 0; k < c_.stacks.size(); k++) {
+            if (!used_stack_[k]) continue;
+            const StackTraceEntry& stack = c_.stacks[k];
+            buf_.put_varint64(stack.id);
+            buf_.put_bool(stack.truncated);
+            buf_.put_varint32(static_cast<uint32_t>(stack.frames.size()));
+            for (const StackFrameEntry& frame : stack.frames) {
+                buf_.put_varint64(frame.method_id);
+                buf_.put_varint32(frame.line);
+                buf_.put_varint32(frame.bci);
+                buf_.put_varint64(frame_type_key(frame.type));
+            }
+        }
+    }
+
+    void write_method_pool() {
+        if (method_order_.empty()) return;
+        start_pool(kMethod, method_order_.size());
+        for (size_t i = 0; i < method_order_.size(); i++) {
+            const MethodEntry& method = c_.methods[method_order_[i]];
+            buf_.put_varint64(method.id);
+            buf_.put_varint64(method_keys_[i].type);
+            buf_.put_varint64(method_keys_[i].name);
+            buf_.put_varint64(method_keys_[i].descriptor);
+            buf_.put_varint32(method.modifiers);
+            buf_.put_bool(method.hidden);
+        }
+    }
+
+    void write_class_pool() {
+        if (classes_.entries().empty()) return;
+        start_pool(kClass, classes_.entries().size());
+        for (const auto& entry : classes_.entries()) {
+            buf_.put_varint64(entry.key);
+            buf_.put_varint64(entry.value.name);
+            buf_.put_varint64(entry.value.package);
+            buf_.put_bool(entry.value.hidden);
+        }
+    }
+
+    void write_package_pool() {
+        if (packages_.entries().empty()) return;
+        start_pool(kPackage, packages_.entries().size());
+        for (const auto& entry : packages_.entries()) {
+            buf_.put_varint64(entry.key);
+            buf_.put_varint64(entry.value);
+        }
+    }
+
+    void write_symbol_pool() {
+        if (symbols_.entries().empty()) return;
+        start_pool(kSymbol, symbols_.entries().size());
+        for (const auto& entry : symbols_.entries()) {
+            buf_.put_varint64(entry.key);
+            buf_.put_string(entry.value);
+        }
+    }
+
+    void write_frame_type_pool(size_t used_count) {
+        if (used_count == 0) return;
+        start_pool(kFrameType, used_count);
+        for (int f = 0; f < kFrameTypeCount; f++) {
+            if (!used_frame_type_[f]) continue;
+            buf_.put_varint64(frame_type_key(static_cast<FrameType>(f)));
+            buf_.put_string(frame_type_description(static_cast<FrameType>(f)));
+        }
     }
 
     void start_pool(uint64_t type, size_t count) {
@@ -395,6 +421,12 @@ private:
     uint64_t request_type_ = 0;
     IdIndex methods_, stacks_, threads_;
     std::vector<bool> used_stack_, used_thread_;
+    bool used_frame_type_[kFrameTypeCount] = {};
+    struct MethodKeys {
+        uint64_t type, name, descriptor;
+    };
+    std::vector<size_t> method_order_;  // indexes into c_.methods
+    std::vector<MethodKeys> method_keys_;  // method_keys_[i] for method_order_[i]
     DerivedPool<std::string> symbols_{kSymbol};
     DerivedPool<uint64_t> packages_{kPackage};
     DerivedPool<ClassValue> classes_{kClass};

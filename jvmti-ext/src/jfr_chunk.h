@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "counters.h"
+#include "request_event.h"
+
 namespace stackreq {
 
 // Frame types as JFR's jdk.types.FrameType pool spells them. AsyncGetCallTrace does not say
@@ -48,34 +51,6 @@ struct ThreadEntry {
     int64_t java_thread_id;      // 0 when unknown
     std::string java_name;       // "" when unknown
     std::string os_name;
-};
-
-struct StackTraceRequestEvent {
-    int64_t start_ticks;         // CLOCK_MONOTONIC nanoseconds of the request
-    uint64_t thread_id;          // ThreadEntry::id, 0 = none
-    uint64_t stack_trace_id;     // StackTraceEntry::id, 0 = none (failed)
-    int64_t user_data;
-    bool failed;
-    bool biased;
-};
-
-// Periodic accounting; rejected counts are per JVMTI error code.
-struct StatisticsEvent {
-    int64_t start_ticks;
-    int64_t requested;
-    int64_t accepted;
-    int64_t emitted;
-    int64_t dropped;
-    int64_t pending;             // accepted but not yet emitted: accepted = emitted + dropped + pending
-    int64_t failed;
-    int64_t throttled;
-    int64_t recovered;           // walks that succeeded only after unwinding a stub frame
-    int64_t rejected_wrong_phase;
-    int64_t rejected_not_available;
-    int64_t rejected_invalid_thread;
-    int64_t rejected_thread_not_alive;
-    int64_t rejected_unsupported;
-    int64_t rejected_other;
 };
 
 // The time scale a chunk header states: wall clock and tick counter at the chunk start.

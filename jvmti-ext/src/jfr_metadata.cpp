@@ -202,26 +202,13 @@ void write_element(const Element& e, StringTable* strings, JfrBuffer* out) {
 
 const std::vector<StatisticsField>& statistics_fields() {
     static const std::vector<StatisticsField> fields{
-        {"requested", "Requested", "Calls to RequestStackTrace", &StatisticsEvent::requested},
-        {"accepted", "Accepted", "Requests that passed every gate", &StatisticsEvent::accepted},
-        {"emitted", "Emitted", "Accepted requests that became events", &StatisticsEvent::emitted},
-        {"dropped", "Dropped", "Accepted requests lost because the request ring was full", &StatisticsEvent::dropped},
-        {"pending", "Pending", "Accepted requests not yet emitted", &StatisticsEvent::pending},
-        {"failed", "Failed", "Emitted events without a stack trace", &StatisticsEvent::failed},
-        {"throttled", "Throttled", "Requests suppressed by the throttle setting", &StatisticsEvent::throttled},
-        {"recovered", "Recovered", "Stack walks that succeeded only after unwinding a stub frame",
-         &StatisticsEvent::recovered},
-        {"rejectedWrongPhase", "Rejected: Wrong Phase", "Requests answered JVMTI_ERROR_WRONG_PHASE",
-         &StatisticsEvent::rejected_wrong_phase},
-        {"rejectedNotAvailable", "Rejected: Not Available", "Requests answered JVMTI_ERROR_NOT_AVAILABLE",
-         &StatisticsEvent::rejected_not_available},
-        {"rejectedInvalidThread", "Rejected: Invalid Thread", "Requests answered JVMTI_ERROR_INVALID_THREAD",
-         &StatisticsEvent::rejected_invalid_thread},
-        {"rejectedThreadNotAlive", "Rejected: Thread Not Alive", "Requests answered JVMTI_ERROR_THREAD_NOT_ALIVE",
-         &StatisticsEvent::rejected_thread_not_alive},
-        {"rejectedUnsupported", "Rejected: Unsupported", "Requests answered JVMTI_ERROR_UNSUPPORTED_OPERATION",
-         &StatisticsEvent::rejected_unsupported},
-        {"rejectedOther", "Rejected: Other", "Requests answered another error", &StatisticsEvent::rejected_other},
+        {"requested", "Requested", "Calls to RequestStackTrace",
+         [](const StatisticsEvent& s) { return s.requested; }},
+        {"pending", "Pending", "Accepted requests not yet emitted", [](const StatisticsEvent& s) { return s.pending; }},
+#define STACKREQ_COUNTER_FIELD(name, jfr_name, outcome, label, description) \
+    {jfr_name, label, description, [](const StatisticsEvent& s) { return s[Counter::name]; }},
+        STACKREQ_COUNTERS(STACKREQ_COUNTER_FIELD)
+#undef STACKREQ_COUNTER_FIELD
     };
     return fields;
 }

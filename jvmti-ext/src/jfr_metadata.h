@@ -76,12 +76,13 @@ struct ClassDef {
 // Every class of the metadata, in the order they are written.
 const std::vector<ClassDef>& metadata_classes();
 
-// The counters of stackreq.RequestStatistics, in field order; the writer writes exactly these.
+// The fields of stackreq.RequestStatistics after startTime, in order; the writer writes exactly
+// these values.
 struct StatisticsField {
     const char* name;
     const char* label;
     const char* description;
-    int64_t StatisticsEvent::*member;
+    int64_t (*value)(const StatisticsEvent& statistics);
 };
 const std::vector<StatisticsField>& statistics_fields();
 

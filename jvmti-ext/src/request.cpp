@@ -68,6 +68,28 @@ void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_
     latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
 }
 
+// Async-signal-safe. Throttles, counts and claims a ring slot stamped with the request's time and
+// user data; null when the request ends here, *result then saying what the caller returns (NONE
+// when throttled, OUT_OF_MEMORY when the ring is full).
+RequestSlot* admit_and_claim(AgentState& state, jlong user_data, jvmtiError* result) {
+    int64_t now = monotonic_ticks();
+    if (!state.throttle.admit(now)) {
+        Counters::add(Counter::throttled);
+        *result = JVMTI_ERROR_NONE;
+        return nullptr;
+    }
+    Counters::add(Counter::accepted);
+    RequestSlot* slot = state.ring.claim();
+    if (slot == nullptr) {
+        Counters::add(Counter::dropped);
+        *result = JVMTI_ERROR_OUT_OF_MEMORY;
+        return nullptr;
+    }
+    slot->event.start_ticks = now;
+    slot->event.user_data = user_data;
+    return slot;
+}
+
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
@@ -75,19 +97,9 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (!ThreadRegistry::find_current(&thread, &tid)) {
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
-    int64_t now = monotonic_ticks();
-    if (!state.throttle.admit(now)) {
-        Counters::add(Counter::throttled);
-        return JVMTI_ERROR_NONE;
-    }
-    Counters::add(Counter::accepted);
-    RequestSlot* slot = state.ring.claim();
-    if (slot == nullptr) {
-        Counters::add(Counter::dropped);
-        return JVMTI_ERROR_OUT_OF_MEMORY;
-    }
-    slot->ticks = now;
-    slot->user_data = user_data;
+    jvmtiError result = JVMTI_ERROR_NONE;
+    RequestSlot* slot = admit_and_claim(state, user_data, &result);
+    if (slot == nullptr) return result;
     slot->thread_ref = nullptr;
     slot->tid = tid;
     if (ucontext != nullptr) {
@@ -136,19 +148,9 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     }
     jvmtiError available = check_available(state);
     if (available != JVMTI_ERROR_NONE) return available;
-    int64_t now = monotonic_ticks();
-    if (!state.throttle.admit(now)) {
-        Counters::add(Counter::throttled);
-        return JVMTI_ERROR_NONE;
-    }
-    Counters::add(Counter::accepted);
-    RequestSlot* slot = state.ring.claim();
-    if (slot == nullptr) {
-        Counters::add(Counter::dropped);
-        return JVMTI_ERROR_OUT_OF_MEMORY;
-    }
-    slot->ticks = now;
-    slot->user_data = user_data;
+    jvmtiError result = JVMTI_ERROR_NONE;
+    RequestSlot* slot = admit_and_claim(state, user_data, &result);
+    if (slot == nullptr) return result;
     slot->thread_ref = jni->NewGlobalRef(target);
     slot->tid = 0;
     slot->kind = RequestKind::kBiasedOther;

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "request_event.h"
+
 namespace stackreq {
 
 // Same layout as the JDK's ASGCT_CallFrame (jvmticmlr / forte.cpp): lineno holds the bci for
@@ -28,8 +30,7 @@ enum class RequestKind : uint8_t {
 
 struct RequestSlot {
     std::atomic<uint64_t> sequence;
-    int64_t ticks;
-    int64_t user_data;
+    StackTraceRequestEvent event;  // the request sets start_ticks and user_data, the emitter the rest
     jobject thread_ref;   // global reference for kBiasedOther, else null
     int32_t tid;
     int32_t frame_count;  // > 0 frames; <= 0 the AsyncGetCallTrace error

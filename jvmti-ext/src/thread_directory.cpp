@@ -65,7 +65,7 @@ jobject ThreadDirectory::thread_of_tid(JNIEnv* jni, int32_t tid) {
     return ref == nullptr ? nullptr : jni->NewLocalRef(ref);
 }
 
-bool ThreadDirectory::entry(uint64_t key, ThreadEntry* out) {
+bool ThreadDirectory::entry(uint64_t key, ThreadEntry* out) const {
     std::lock_guard<std::mutex> guard(mutex_);
     if (key == 0 || key > threads_.size()) return false;
     *out = threads_[key - 1].entry;

@@ -28,7 +28,7 @@ public:
     uint64_t key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject thread);
     // New local reference to the live thread with this tid, or null.
     jobject thread_of_tid(JNIEnv* jni, int32_t tid);
-    bool entry(uint64_t key, ThreadEntry* out);
+    bool entry(uint64_t key, ThreadEntry* out) const;
 
     void set_thread_id_method(jmethodID get_id) { get_id_ = get_id; }
 
@@ -39,7 +39,7 @@ private:
     };
     uint64_t add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid);
 
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::unordered_map<int32_t, uint64_t> by_tid_;
     std::vector<Known> threads_;  // threads_[key - 1]
     jmethodID get_id_ = nullptr;

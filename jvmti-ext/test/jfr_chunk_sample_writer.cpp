@@ -15,6 +15,7 @@
 #include <string>
 
 #include "jfr_chunk.h"
+#include "jfr_metadata.h"
 
 using namespace stackreq;
 
@@ -80,18 +81,18 @@ ChunkContent sample_content() {
         {t + 4000, 2, 101, INT64_MAX, false, false},
         {t + 5000, 1, 0, 0, true, true},
     };
-    StatisticsEvent s{};
+    StatisticsEvent s;
     s.start_ticks = t + 4500;
     s.requested = 9;
-    s.accepted = 7;
-    s.emitted = 6;
-    s.dropped = 1;
+    s[Counter::accepted] = 7;
+    s[Counter::emitted] = 6;
+    s[Counter::dropped] = 1;
     s.pending = 0;
-    s.failed = 2;
-    s.throttled = 1;
-    s.recovered = 1;
-    s.rejected_invalid_thread = 1;
-    s.rejected_other = 300;
+    s[Counter::failed] = 2;
+    s[Counter::throttled] = 1;
+    s[Counter::recovered] = 1;
+    s[Counter::rejected_invalid_thread] = 1;
+    s[Counter::rejected_other] = 300;
     c.statistics = {s};
     c.duration_nanos = 1000000 + 6000;
     return c;
@@ -109,16 +110,11 @@ void print_expected(const ChunkContent& c) {
     for (const StackTraceRequestEvent& e : c.events) {
         for (; s < c.statistics.size() && c.statistics[s].start_ticks <= e.start_ticks; s++) {
             const StatisticsEvent& st = c.statistics[s];
-            std::printf("stackreq.RequestStatistics time=%" PRId64 " requested=%" PRId64 " accepted=%" PRId64
-                        " emitted=%" PRId64 " dropped=%" PRId64 " pending=%" PRId64 " failed=%" PRId64
-                        " throttled=%" PRId64 " recovered=%" PRId64 " rejectedWrongPhase=%" PRId64
-                        " rejectedNotAvailable=%" PRId64 " rejectedInvalidThread=%" PRId64
-                        " rejectedThreadNotAlive=%" PRId64 " rejectedUnsupported=%" PRId64 " rejectedOther=%" PRId64
-                        "\n",
-                        epoch(st.start_ticks), st.requested, st.accepted, st.emitted, st.dropped, st.pending, st.failed,
-                        st.throttled, st.recovered, st.rejected_wrong_phase, st.rejected_not_available,
-                        st.rejected_invalid_thread, st.rejected_thread_not_alive, st.rejected_unsupported,
-                        st.rejected_other);
+            std::printf("stackreq.RequestStatistics time=%" PRId64, epoch(st.start_ticks));
+            for (const jfr::StatisticsField& field : jfr::statistics_fields()) {
+                std::printf(" %s=%" PRId64, field.name, field.value(st));
+            }
+            std::printf("\n");
         }
         std::string thread = "null";
         for (const ThreadEntry& t : c.threads) {

@@ -48,14 +48,14 @@ ChunkContent sample() {
         {kStartTicks + 300, 1, 0, INT64_MIN, true, false},
         {kStartTicks + 400, 0, 101, INT64_MAX, false, false},
     };
-    StatisticsEvent s{};
+    StatisticsEvent s;
     s.start_ticks = kStartTicks + 250;
     s.requested = 10;
-    s.accepted = 8;
-    s.emitted = 4;
-    s.dropped = 3;
+    s[Counter::accepted] = 8;
+    s[Counter::emitted] = 4;
+    s[Counter::dropped] = 3;
     s.pending = 1;
-    s.rejected_other = 2;
+    s[Counter::rejected_other] = 2;
     c.statistics = {s};
     return c;
 }
@@ -205,11 +205,12 @@ void test_metadata() {
     const jfrtest::Element* name = annotation(request->annotations, chunk, "jdk.jfr.Name");
     CHECK(name != nullptr && name->attribute("value") == "jdk.StackTraceRequest");
 
-    // Statistics: startTime, then the counters of StatisticsEvent.
+    // Statistics: startTime, requested, pending, then every counter.
     const jfrtest::Class* stats = chunk.by_name("stackreq.RequestStatistics");
     CHECK(stats != nullptr && stats->super_type == "jdk.jfr.Event");
     CHECK(stats->fields.size() == 1 + jfr::statistics_fields().size());
-    CHECK(stats->fields[0].name == "startTime");
+    CHECK(stats->fields[0].name == "startTime" && stats->fields[1].name == "requested" &&
+          stats->fields[2].name == "pending" && stats->fields[3].name == "accepted");
     CHECK(stats->fields.back().name == "rejectedOther");
 
     // Every referenced type is declared; every id but the request's lies in stackreq's range.
@@ -246,8 +247,9 @@ void test_events() {
     const jfrtest::Value& s = chunk.event_values[2].second;
     CHECK(s.items.size() == 15);
     CHECK(s.items[0].number == static_cast<uint64_t>(kStartTicks + 250));
-    CHECK(s.items[1].number == 10 && s.items[2].number == 8 && s.items[3].number == 4 && s.items[4].number == 3 &&
-          s.items[5].number == 1 && s.items[14].number == 2);
+    // requested, pending, then the counters: accepted, emitted, dropped, ..., rejectedOther.
+    CHECK(s.items[1].number == 10 && s.items[2].number == 1 && s.items[3].number == 8 && s.items[4].number == 4 &&
+          s.items[5].number == 3 && s.items[14].number == 2);
     size_t e = 0;
     for (size_t i = 0; i < chunk.event_values.size(); i++) {
         if (i == 2) continue;

@@ -15,7 +15,7 @@ static void fills_then_refuses() {
     for (int i = 0; i < 4; i++) {
         RequestSlot* slot = ring.claim();
         CHECK(slot != nullptr);
-        slot->user_data = i;
+        slot->event.user_data = i;
         claimed.push_back(slot);
     }
     CHECK(ring.claim() == nullptr);
@@ -26,10 +26,10 @@ static void fills_then_refuses() {
     CHECK(ring.peek() == nullptr);  // order is kept: slot 0 first
     ring.publish(claimed[0]);
     RequestSlot* first = ring.peek();
-    CHECK(first != nullptr && first->user_data == 0);
+    CHECK(first != nullptr && first->event.user_data == 0);
     ring.release(first);
     RequestSlot* second = ring.peek();
-    CHECK(second != nullptr && second->user_data == 1);
+    CHECK(second != nullptr && second->event.user_data == 1);
     ring.release(second);
     CHECK(ring.claim() != nullptr);  // space again
     ring.destroy();
@@ -52,8 +52,8 @@ static void concurrent_producers_lose_nothing() {
                 std::this_thread::yield();
                 continue;
             }
-            seen[slot->user_data]++;
-            CHECK(slot->frame_count == static_cast<int32_t>(slot->user_data % 7));
+            seen[slot->event.user_data]++;
+            CHECK(slot->frame_count == static_cast<int32_t>(slot->event.user_data % 7));
             ring.release(slot);
             consumed++;
         }
@@ -68,8 +68,8 @@ static void concurrent_producers_lose_nothing() {
                     refused.fetch_add(1);
                     continue;
                 }
-                slot->user_data = p * kPerProducer + i;
-                slot->frame_count = static_cast<int32_t>(slot->user_data % 7);
+                slot->event.user_data = p * kPerProducer + i;
+                slot->frame_count = static_cast<int32_t>(slot->event.user_data % 7);
                 ring.publish(slot);
             }
         });

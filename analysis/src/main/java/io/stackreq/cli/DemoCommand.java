@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.stackreq.demo.BiasTrap;
-import io.stackreq.profile.AgentDirectory;
 import io.stackreq.profile.ProfileSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -30,13 +30,8 @@ final class DemoCommand implements Callable<Integer> {
             description = "How long the workload runs (default: ${DEFAULT-VALUE})")
     int seconds;
 
-    @Option(names = "--java", paramLabel = "PATH",
-            description = "java launcher to run (default: $JAVA_HOME/bin/java, else the java running stackreq)")
-    Path java;
-
-    @Option(names = "--agent-dir", paramLabel = "DIR",
-            description = "Directory with libstackreq.so and libstackreq-perf.so")
-    Path agentDir;
+    @Mixin
+    LaunchOptions launch;
 
     @Override
     public Integer call() throws Exception {
@@ -44,7 +39,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--seconds must be 1..50");
         }
         List<String> javaArgs = List.of("-cp", ownClassPath(), BiasTrap.class.getName(), Integer.toString(seconds));
-        ProfileSettings settings = new ProfileSettings(Profiling.javaLauncher(java), AgentDirectory.resolve(agentDir),
+        ProfileSettings settings = new ProfileSettings(launch.javaLauncher(), launch.agents(),
                 "perf", "task-clock", "1ms", null, output, javaArgs);
         spec.commandLine().getOut().println("stackreq demo: " + BiasTrap.DESCRIPTION);
         spec.commandLine().getOut().flush();

@@ -6,9 +6,9 @@ import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.stackreq.profile.AgentDirectory;
 import io.stackreq.profile.ProfileSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -43,13 +43,8 @@ final class ProfileCommand implements Callable<Integer> {
             description = "Directory for the results (default: ${DEFAULT-VALUE})")
     Path output;
 
-    @Option(names = "--java", paramLabel = "PATH",
-            description = "java launcher to run (default: $JAVA_HOME/bin/java, else the java running stackreq)")
-    Path java;
-
-    @Option(names = "--agent-dir", paramLabel = "DIR",
-            description = "Directory with libstackreq.so and libstackreq-perf.so")
-    Path agentDir;
+    @Mixin
+    LaunchOptions launch;
 
     @Option(names = "--engine", paramLabel = "perf|cpu-timer", defaultValue = "perf",
             description = "Sampling engine of the perf agent: perf events, or the thread CPU-time timer where "
@@ -98,7 +93,7 @@ final class ProfileCommand implements Callable<Integer> {
         // The 1 ms default is for time events; a count event without --period gets the agent's
         // default period for that event.
         String effectiveInterval = period == null && interval == null && leaderIsTimeEvent() ? "1ms" : interval;
-        return new ProfileSettings(Profiling.javaLauncher(java), AgentDirectory.resolve(agentDir), engine, event,
+        return new ProfileSettings(launch.javaLauncher(), launch.agents(), engine, event,
                 effectiveInterval, period, output, javaArgs);
     }
 

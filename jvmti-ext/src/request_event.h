@@ -1,0 +1,19 @@
+// The one record of a request, from the ring to the chunk: the request path fills its time and
+// user data in the ring slot, the emitter its thread, stack and outcome, the event store keeps
+// it, and the chunk writer writes it as a jdk.StackTraceRequest event.
+#pragma once
+
+#include <cstdint>
+
+namespace stackreq {
+
+struct StackTraceRequestEvent {
+    int64_t start_ticks;         // CLOCK_MONOTONIC nanoseconds of the request
+    uint64_t thread_id;          // ThreadEntry::id, 0 = none
+    uint64_t stack_trace_id;     // StackTraceEntry::id, 0 = none (failed)
+    int64_t user_data;
+    bool failed;
+    bool biased;
+};
+
+}  // namespace stackreq

@@ -1,0 +1,96 @@
+#include "slot_resolver.h"
+
+#include "agent_state.h"
+#include "thread_directory.h"
+
+namespace stackreq {
+
+SlotResolver::SlotResolver(jvmtiEnv* jvmti, uint32_t max_depth, uint32_t stack_cache)
+    : jvmti_(jvmti), max_depth_(max_depth), methods_(jvmti) {
+    walked_stacks_.set_capacity(stack_cache);
+    frame_buffer_.resize(max_depth + 1);
+}
+
+void SlotResolver::append_walked_frames(const RequestSlot& slot) {
+    for (int32_t i = 0; i < slot.frame_count; i++) {
+        const CallFrame& frame = slot.frames[i];
+        StackFrameEntry entry;
+        // AsyncGetCallTrace marks native frames with bci -3 (forte.cpp).
+        bool native = frame.bci_or_marker == -3;
+        entry.bci = native ? -1 : frame.bci_or_marker;
+        entry.method_id = methods_.resolve(frame.method, entry.bci, &entry.line);
+        entry.type = native ? FrameType::kNative : FrameType::kJava;
+        frames_.push_back(entry);
+    }
+}
+
+bool SlotResolver::append_frames_at_safepoint(jobject thread, bool* truncated) {
+    jint count = 0;
+    if (jvmti_->GetStackTrace(static_cast<jthread>(thread), 0, static_cast<jint>(frame_buffer_.size()),
+                              frame_buffer_.data(), &count) != JVMTI_ERROR_NONE ||
+        count <= 0) {
+        return false;
+    }
+    *truncated = count > static_cast<jint>(max_depth_);
+    if (*truncated) count = static_cast<jint>(max_depth_);
+    for (jint i = 0; i < count; i++) {
+        const jvmtiFrameInfo& frame = frame_buffer_[i];
+        StackFrameEntry entry;
+        bool native = frame.location < 0;
+        entry.bci = native ? -1 : static_cast<int32_t>(frame.location);
+        entry.method_id = methods_.resolve(frame.method, entry.bci, &entry.line);
+        entry.type = native ? FrameType::kNative : FrameType::kJava;
+        frames_.push_back(entry);
+    }
+    return true;
+}
+
+StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, EventStore& store) {
+    StackTraceRequestEvent event = slot.event;
+    event.thread_id = 0;
+    event.stack_trace_id = 0;
+    event.failed = true;
+    event.biased = slot.kind != RequestKind::kWalked;
+    ThreadDirectory& threads = agent().threads;
+    methods_.set_jni(jni);
+    frames_.clear();
+    bool truncated = slot.truncated;
+    bool captured = false;
+    switch (slot.kind) {
+        case RequestKind::kWalked:
+            event.thread_id = threads.key_for_tid(slot.tid);
+            if (slot.frame_count > 0) {
+                event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
+                if (event.stack_trace_id == 0) {
+                    append_walked_frames(slot);
+                    event.stack_trace_id = store.intern_stack(frames_, truncated);
+                    walked_stacks_.remember(slot.frames, slot.frame_count, truncated, event.stack_trace_id);
+                }
+                captured = true;
+            }
+            break;
+        case RequestKind::kBiasedSelf: {
+            event.thread_id = threads.key_for_tid(slot.tid);
+            jobject thread = threads.thread_of_tid(jni, slot.tid);
+            if (thread != nullptr) {
+                captured = append_frames_at_safepoint(thread, &truncated);
+                jni->DeleteLocalRef(thread);
+            }
+            break;
+        }
+        case RequestKind::kBiasedOther:
+            event.thread_id = threads.key_for_object(jvmti_, jni, slot.thread_ref);
+            captured = append_frames_at_safepoint(slot.thread_ref, &truncated);
+            jni->DeleteGlobalRef(slot.thread_ref);
+            slot.thread_ref = nullptr;
+            break;
+    }
+    if (captured) {
+        event.failed = false;
+        // Stack ids start at 1: 0 means the stack was taken here, not found by the walk cache.
+        if (event.stack_trace_id == 0) event.stack_trace_id = store.intern_stack(frames_, truncated);
+    }
+    return event;
+}
+
+}  // namespace stackreq

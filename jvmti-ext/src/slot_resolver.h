@@ -1,0 +1,42 @@
+// Turns a captured request (a ring slot) into an event: finds its thread, resolves the walked
+// frames' methods (through the walked-stack cache), takes biased stacks with JVMTI GetStackTrace
+// at the thread's next safepoint, and interns the stack in the event store. Used by whoever
+// holds the emitter's lock; normal context only.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "event_store.h"
+#include "jfr_chunk.h"
+#include "method_resolver.h"
+#include "request_ring.h"
+#include "walked_stack_cache.h"
+
+namespace stackreq {
+
+class SlotResolver {
+public:
+    SlotResolver(jvmtiEnv* jvmti, uint32_t max_depth, uint32_t stack_cache);
+
+    // The event of slot, failed when no stack could be taken; its stack is interned in store.
+    // Releases the slot's global thread reference.
+    StackTraceRequestEvent resolve(JNIEnv* jni, RequestSlot& slot, EventStore& store);
+    const MethodResolver& methods() const { return methods_; }
+
+private:
+    void append_walked_frames(const RequestSlot& slot);
+    bool append_frames_at_safepoint(jobject thread, bool* truncated);
+
+    jvmtiEnv* jvmti_;
+    uint32_t max_depth_;
+    MethodResolver methods_;
+    WalkedStackCache walked_stacks_;
+    std::vector<jvmtiFrameInfo> frame_buffer_;
+    std::vector<StackFrameEntry> frames_;
+};
+
+}  // namespace stackreq

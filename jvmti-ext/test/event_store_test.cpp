@@ -1,0 +1,128 @@
+// The event store alone, without a JVM: stack interning, what collect() selects (by index, by
+// time, statistics) and what it pulls in, and what trim() keeps for each destination.
+#include "event_store.h"
+
+#include <limits>
+#include <map>
+
+#include "check.h"
+
+using namespace stackreq;
+
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+class Table : public EntryLookup {
+public:
+    Table() {
+        for (uint64_t id = 1; id <= 4; id++) methods_[id] = MethodEntry{id, "p/C", "m" + std::to_string(id), "()V"};
+        for (uint64_t key = 1; key <= 2; key++) threads_[key] = ThreadEntry{key, 100 + static_cast<int64_t>(key), 0, "", ""};
+    }
+    const MethodEntry* method(uint64_t id) const override {
+        auto found = methods_.find(id);
+        return found == methods_.end() ? nullptr : &found->second;
+    }
+    bool thread(uint64_t key, ThreadEntry* out) const override {
+        auto found = threads_.find(key);
+        if (found == threads_.end()) return false;
+        *out = found->second;
+        return true;
+    }
+
+private:
+    std::map<uint64_t, MethodEntry> methods_;
+    std::map<uint64_t, ThreadEntry> threads_;
+};
+
+std::vector<StackFrameEntry> frames(std::initializer_list<uint64_t> methods) {
+    std::vector<StackFrameEntry> out;
+    for (uint64_t m : methods) out.push_back({m, 10, 3, FrameType::kJava});
+    return out;
+}
+
+StackTraceRequestEvent event(int64_t ticks, uint64_t thread, uint64_t stack, int64_t user_data) {
+    return {ticks, thread, stack, user_data, stack == 0, false};
+}
+
+StatisticsEvent statistics(int64_t ticks) {
+    StatisticsEvent s;
+    s.start_ticks = ticks;
+    return s;
+}
+
+}  // namespace
+
+int main() {
+    Table table;
+    EventStore store;
+
+    // Interning: the same frames and truncation give the same id, anything else a new one.
+    uint64_t a = store.intern_stack(frames({1, 2}), false);
+    CHECK(a == 1);
+    CHECK(store.intern_stack(frames({1, 2}), false) == a);
+    uint64_t truncated = store.intern_stack(frames({1, 2}), true);
+    uint64_t b = store.intern_stack(frames({3}), false);
+    CHECK(truncated != a && b != a && b != truncated);
+    std::vector<StackFrameEntry> other_type = frames({1, 2});
+    other_type[0].type = FrameType::kNative;
+    CHECK(store.intern_stack(other_type, false) != a);
+
+    // Events stored out of time order (as drained from several threads) come out sorted, with
+    // exactly the stacks, methods and threads they use.
+    store.add(event(300, 1, a, 3));
+    store.add(event(100, 2, b, 1));
+    store.add(event(200, 1, 0, 2));  // failed: no stack
+    store.add_statistics(statistics(150));
+    store.add_statistics(statistics(5000));
+    CHECK(store.end_index() == 3 && store.size() == 3);
+    ChunkContent all;
+    store.collect({0, kMin, kMax, kMin}, table, &all);
+    CHECK(all.events.size() == 3);
+    CHECK(all.events[0].user_data == 1 && all.events[1].user_data == 2 && all.events[2].user_data == 3);
+    CHECK(all.stacks.size() == 2 && all.methods.size() == 3 && all.threads.size() == 2);
+    CHECK(all.statistics.size() == 2);
+
+    // By time: (150, 250] takes only the failed event, no stack, no method, and one statistics.
+    ChunkContent window;
+    store.collect({0, 151, 250, 151}, table, &window);
+    CHECK(window.events.size() == 1 && window.events[0].user_data == 2);
+    CHECK(window.stacks.empty() && window.methods.empty() && window.threads.size() == 1);
+    CHECK(window.statistics.empty());
+
+    // By index (file= mode): from the third event on, whatever its time.
+    ChunkContent from_index;
+    store.collect({2, kMin, kMax, kMin}, table, &from_index);
+    CHECK(from_index.events.size() == 1 && from_index.events[0].user_data == 2);
+
+    // A method the lookup does not know is left out rather than invented.
+    uint64_t unknown = store.intern_stack(frames({9}), false);
+    store.add(event(400, 1, unknown, 4));
+    ChunkContent with_unknown;
+    store.collect({3, kMin, kMax, kMax}, table, &with_unknown);
+    CHECK(with_unknown.stacks.size() == 1 && with_unknown.methods.empty());
+
+    // trim: keeps what the file= recording (index) and the chunks (time) have not taken yet.
+    store.trim(1, 1000);  // the file has taken event 0 only; the chunks everything up to 999
+    CHECK(store.size() == 3 && store.end_index() == 4);
+    store.trim(4, 201);  // the file has all; chunks have everything up to 200
+    // Front first, in stored order: event 1 (100) goes; event 2 (200) goes; event 3 (400) stays.
+    CHECK(store.size() == 1);
+    ChunkContent rest;
+    store.collect({0, kMin, kMax, kMin}, table, &rest);
+    CHECK(rest.events.size() == 1 && rest.events[0].user_data == 4);
+    CHECK(rest.statistics.size() == 1 && rest.statistics[0].start_ticks == 5000);
+
+    // A running recording (no chunk hook) keeps everything from its start, whatever the cuts.
+    EventStore recorded;
+    recorded.recording_started(7, 50);
+    recorded.add(event(60, 1, 0, 10));
+    recorded.add(event(70, 1, 0, 11));
+    recorded.trim(2, kMax);
+    CHECK(recorded.size() == 2 && recorded.running_recordings() == 1);
+    CHECK(recorded.recording_stopped(7) == 50 && recorded.recording_stopped(7) == -1);
+    recorded.trim(2, kMax);
+    CHECK(recorded.size() == 0);
+    return 0;
+}
