@@ -17,23 +17,21 @@ public final class BiasTable {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT,
                 "#### Bias — %s (%.1f s of CPU per workload): share of the workload thread's samples on the hot line "
-                        + "(error vs. that run's measured truth, points)%n%n", result.jdk(), seconds));
-        List<String> header = new ArrayList<>(List.of("workload", "hot line", "truth"));
+                        + "(the truth that profiler's own run measured; error = share − truth, points)%n%n",
+                result.jdk(), seconds));
+        List<String> header = new ArrayList<>(List.of("workload", "hot line"));
         result.profilers().forEach(p -> header.add(p.label()));
         row(out, header);
         row(out, header.stream().map(h -> "---").toList());
         for (String workload : result.workloads()) {
-            List<String> cells = new ArrayList<>(List.of(workload, "`" + result.hotLines().get(workload) + "`",
-                    String.format(Locale.ROOT, "%.1f%%", result.meanTruth(workload))));
+            List<String> cells = new ArrayList<>(List.of(workload, "`" + result.hotLines().get(workload) + "`"));
             for (Profiler profiler : result.profilers()) {
-                Cell cell = result.cell(profiler, workload);
-                cells.add(cell == null ? "-" : cell.samples() == 0 ? "no samples"
-                        : String.format(Locale.ROOT, "%.1f%% (%+.1f)", cell.share(), cell.error()));
+                cells.add(cell(result.cell(profiler, workload)));
             }
             row(out, cells);
         }
-        List<String> failed = new ArrayList<>(List.of("failed samples", "", ""));
-        List<String> samples = new ArrayList<>(List.of("samples", "", ""));
+        List<String> failed = new ArrayList<>(List.of("failed samples", ""));
+        List<String> samples = new ArrayList<>(List.of("samples", ""));
         for (Profiler profiler : result.profilers()) {
             int total = 0;
             int failures = 0;
@@ -51,6 +49,21 @@ public final class BiasTable {
         row(out, failed);
         row(out, samples);
         return out.toString();
+    }
+
+    /**
+     * One profiler on one workload: its share beside the truth its own run measured (each profiler
+     * runs in a JVM of its own, whose workload measures its own CPU time), and the error against it.
+     */
+    static String cell(Cell cell) {
+        if (cell == null) {
+            return "-";
+        }
+        if (cell.samples() == 0) {
+            return String.format(Locale.ROOT, "no samples (truth %.1f%%)", cell.truth().percent());
+        }
+        return String.format(Locale.ROOT, "%.1f%% (truth %.1f%%, %+.1f)", cell.share(), cell.truth().percent(),
+                cell.error());
     }
 
     /** Where each profiler put each workload's samples (top places), for logs. */

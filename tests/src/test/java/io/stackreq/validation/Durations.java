@@ -2,7 +2,7 @@ package io.stackreq.validation;
 
 /**
  * How long the validation runs: {@link #CI} keeps the whole CI run (both JDKs) under eight
- * minutes on two cores; {@link #FULL} ({@code tests/validate --full}) gives the README numbers.
+ * minutes on two cores; {@link #FULL} ({@code tests/validate --full}) gives the numbers of docs/validation.md.
  * The oracle runs 10 s per workload in CI too (about 9,000 signal samples each): the rarest
  * wrong traces left (AsyncGetCallTrace's interpreter and VM-transition windows, 0.02-0.07% of
  * the class-loading workload's samples) then stay clear of the 0.1% the assertion allows. At

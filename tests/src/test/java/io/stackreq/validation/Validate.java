@@ -1,7 +1,12 @@
 package io.stackreq.validation;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,7 +23,8 @@ import io.stackreq.validation.oracle.OracleRun;
  * {@code tests/validate [--jdk PATH ...] [--full] [--only oracle|bias] [--dir DIR]
  * [--profilers stackreq,async_profiler_cpu,...] [--workloads arraycopy,...]}: runs the
  * correctness oracle and the bias benchmark on each JDK (default: JDK 17 and 25) and prints two
- * markdown tables per JDK. Without {@code --full} it runs the short CI durations.
+ * markdown tables per JDK, after one line naming the commit, the date and the command. Without
+ * {@code --full} it runs the short CI durations.
  */
 public final class Validate {
     private Validate() {
@@ -30,7 +36,8 @@ public final class Validate {
         String only = null;
         List<String> profilers = null;
         List<String> workloads = null;
-        Path dir = Path.of(System.getProperty("stackreq.root", ".")).resolve("tests/target/validation");
+        Path root = Path.of(System.getProperty("stackreq.root", "."));
+        Path dir = root.resolve("tests/target/validation");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--jdk" -> jdks.add(Jdk.of(args[++i]));
@@ -49,6 +56,9 @@ public final class Validate {
         Durations durations = full ? Durations.FULL : Durations.CI;
         Files.createDirectories(dir);
         StringBuilder tables = new StringBuilder();
+        String measuredOn = measuredOn(root, args);
+        System.out.println(measuredOn + "\n");
+        tables.append(measuredOn).append("\n\n");
         for (Jdk jdk : jdks) {
             if (only == null || only.equals("oracle")) {
                 List<String> names = workloads != null ? workloads : OracleMain.WORKLOADS;
@@ -76,5 +86,31 @@ public final class Validate {
             }
         }
         Files.writeString(dir.resolve("tables.md"), tables);
+    }
+
+    /** "Measured on commit 1a2b3c4, 2026-11-23 16:40 UTC: `tests/validate --full`" (and uncommitted changes). */
+    static String measuredOn(Path root, String[] args) {
+        String commit = git(root, "rev-parse", "--short", "HEAD");
+        String changes = git(root, "status", "--porcelain", "--untracked-files=no");
+        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"));
+        return "Measured on commit " + (commit.isEmpty() ? "(unknown: no git)" : commit)
+                + (changes.isEmpty() ? "" : " with uncommitted changes") + ", " + date + " UTC: `tests/validate"
+                + (args.length == 0 ? "" : " " + String.join(" ", args)) + "`";
+    }
+
+    /** The trimmed output of a git command in root; empty when git fails. */
+    private static String git(Path root, String... command) {
+        List<String> line = new ArrayList<>(List.of("git", "-C", root.toString()));
+        line.addAll(List.of(command));
+        try {
+            Process process = new ProcessBuilder(line).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return process.waitFor() == 0 ? out : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 }

@@ -3,8 +3,8 @@ package io.stackreq.reliability.support;
 import java.nio.file.Path;
 
 /**
- * Sizes of the reliability runs: short in CI, long with {@code -Dstackreq.long=true} (see the
- * README, "Reliability"). Everything that depends on the mode is here, so the two are easy to
+ * Sizes of the reliability runs: short in CI, long with {@code -Dstackreq.long=true} (see
+ * docs/reliability.md). Everything that depends on the mode is here, so the two are easy to
  * compare.
  */
 public final class Reliability {

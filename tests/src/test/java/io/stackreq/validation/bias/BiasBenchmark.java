@@ -77,12 +77,6 @@ public final class BiasBenchmark {
         public Cell cell(Profiler profiler, String workload) {
             return cells.get(profiler).get(workload);
         }
-
-        /** Mean of the truths the runs measured for this workload. */
-        public double meanTruth(String workload) {
-            return profilers.stream().map(p -> cell(p, workload)).filter(c -> c != null)
-                    .mapToDouble(c -> c.truth().percent()).average().orElse(Double.NaN);
-        }
     }
 
     private static final Pattern TRUTH = Pattern.compile(
