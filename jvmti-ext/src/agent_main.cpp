@@ -166,7 +166,8 @@ jint start_agent(JavaVM* vm, char* option_text) {
     stackreq_functions native_functions;
     ExtensionMode extension_mode = setup_extension_functions(jvmti, options.extensions, &native_functions);
     if (extension_mode == ExtensionMode::kVmNative) {
-        Log::notice("stackreq %s on JDK %s, mode: VM-native (the JDK provides RequestStackTrace; stackreq adds nothing)",
+        Log::notice("stackreq %s on JDK %s, mode: VM-native "
+                    "(the JDK provides RequestStackTrace; stackreq adds nothing)",
                     STACKREQ_VERSION, jdk_version(jvmti).c_str());
         return JNI_OK;
     }
@@ -203,7 +204,8 @@ jint start_agent(JavaVM* vm, char* option_text) {
     callbacks.CompiledMethodLoad = on_compiled_method_load;
     callbacks.DynamicCodeGenerated = on_dynamic_code_generated;
     jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
-    for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+    for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
+                             JVMTI_EVENT_THREAD_END,
                              JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD,
                              JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
         jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);

@@ -114,7 +114,9 @@ bool ChunkHook::install(JNIEnv* jni, jbyteArray hook_class_bytes, jobject record
     if (hook_class == nullptr) return fail(jni, error, "cannot define io.stackreq.jfr.boot.ChunkFinishHook");
     JNINativeMethod native{const_cast<char*>("finishing"), const_cast<char*>("(Ljava/lang/String;)V"),
                            reinterpret_cast<void*>(finishing)};
-    if (jni->RegisterNatives(hook_class, &native, 1) != 0) return fail(jni, error, "RegisterNatives on the hook failed");
+    if (jni->RegisterNatives(hook_class, &native, 1) != 0) {
+        return fail(jni, error, "RegisterNatives on the hook failed");
+    }
 
     jclass repository_chunk = jni->FindClass(kRepositoryChunk);
     if (repository_chunk == nullptr) return fail(jni, error, "class jdk.jfr.internal.RepositoryChunk not found");
@@ -137,8 +139,9 @@ bool ChunkHook::install(JNIEnv* jni, jbyteArray hook_class_bytes, jobject record
     if (retransformed != JVMTI_ERROR_NONE || !h.rewritten) {
         std::string why = "RetransformClasses error " + std::to_string(retransformed);
         jmethodID last_error = jni->GetStaticMethodID(h.transformer, "lastError", "()Ljava/lang/String;");
-        jstring message = last_error == nullptr ? nullptr
-                                                : static_cast<jstring>(jni->CallStaticObjectMethod(h.transformer, last_error));
+        jstring message = last_error == nullptr
+                              ? nullptr
+                              : static_cast<jstring>(jni->CallStaticObjectMethod(h.transformer, last_error));
         if (message != nullptr) {
             const char* chars = jni->GetStringUTFChars(message, nullptr);
             if (chars != nullptr) {

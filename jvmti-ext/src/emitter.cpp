@@ -1,6 +1,7 @@
 #include "emitter.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,7 +27,11 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 struct EmitterState {
+    // mutex guards the store and the state below; it is held to drain and to collect a chunk's
+    // content, never while a chunk is serialized and written, so that the ring keeps being
+    // drained meanwhile. write_mutex serializes the writers (taken before mutex).
     std::mutex mutex;
+    std::mutex write_mutex;
     std::unique_ptr<SlotResolver> resolver;
     EventStore store;
     uint64_t event_type_id = 0;
@@ -86,35 +91,27 @@ void drain_all_locked(EmitterState& e, JNIEnv* jni) {
 
 // --- write: events of the store -> a chunk in a file ---
 
-// Takes the selected events (and a statistics event stamped `until`) into a chunk spanning
-// [first event or `from`, until] and writes it to path.
-bool write_window_locked(EmitterState& e, const EventStore::Selection& selection, int64_t from, int64_t until,
-                         const char* path, int flags, const TickScale& scale, bool skip_when_empty,
-                         size_t* written, std::string* error) {
+// Copies the selected events (and a statistics event stamped `until`) into content, a chunk
+// spanning [first event or `from`, until]. False when skip_when_empty and there is no event.
+bool collect_window_locked(EmitterState& e, const EventStore::Selection& selection, int64_t from, int64_t until,
+                           const TickScale& scale, bool skip_when_empty, ChunkContent* content) {
     e.store.add_statistics(Counters::snapshot(until));
-    ChunkContent content;
-    e.store.collect(selection, Entries(e), &content);
-    *written = content.events.size();
-    if (skip_when_empty && content.events.empty()) return true;
-    int64_t first = content.events.empty() ? from : std::min(from, content.events.front().start_ticks);
-    content.start_ticks = first;
-    content.start_epoch_nanos = epoch_nanos_of(first);
-    content.duration_nanos = until > first ? until - first : 0;
-    content.request_event_type_id = e.event_type_id;
-    content.append_to = scale;
-    return write_chunk_file(path, flags, content, error);
+    e.store.collect(selection, Entries(e), content);
+    if (skip_when_empty && content->events.empty()) return false;
+    int64_t first = content->events.empty() ? from : std::min(from, content->events.front().start_ticks);
+    content->start_ticks = first;
+    content->start_epoch_nanos = epoch_nanos_of(first);
+    content->duration_nanos = until > first ? until - first : 0;
+    content->request_event_type_id = e.event_type_id;
+    content->append_to = scale;
+    return true;
 }
 
-// Appends the events requested in (after, until] to path, on the time scale of the file's first
-// chunk. Skipped when there is nothing to account for: no event and the event type disabled.
-bool append_window_locked(EmitterState& e, int64_t after, int64_t until, const char* path, std::string* error) {
-    TickScale scale;
-    if (!read_first_chunk_scale(path, &scale)) scale = TickScale{};
-    bool skip_when_empty = !agent().event_enabled.load(std::memory_order_acquire);
-    size_t written = 0;
-    bool ok = write_window_locked(e, {0, after + 1, until, after + 1}, until, until, path, O_APPEND, scale,
-                                  skip_when_empty, &written, error);
-    if (ok) Log::debug("appended %zu events to %s", written, path);
+// Writes content outside the store's lock, then gives the memory of a large chunk back.
+bool write_collected(const ChunkContent& content, const char* path, int flags, std::string* error) {
+    bool ok = write_chunk_file(path, flags, content, error);
+    if (ok) Log::debug("wrote %zu events to %s", content.events.size(), path);
+    malloc_trim(0);
     return ok;
 }
 
@@ -128,44 +125,82 @@ void trim_locked(EmitterState& e) {
     e.store.trim(keep_index, keep_ticks);
 }
 
-// file= mode: everything stored since the last write becomes one chunk. Caller holds mutex.
-void write_file_chunk_locked(EmitterState& e, bool final_chunk) {
+// Appends the events requested after the last JFR cut, up to now, to path (on the time scale of
+// the file's first chunk), and makes now the cut. Skipped when there is nothing to account for:
+// no event and the event type disabled. Caller holds write_mutex, not mutex.
+bool append_since_cut(EmitterState& e, JNIEnv* jni, const char* path, std::string* error) {
+    TickScale scale;
+    if (path != nullptr && !read_first_chunk_scale(path, &scale)) scale = TickScale{};
+    ChunkContent content;
+    bool write;
+    int64_t until;
+    {
+        std::lock_guard<std::mutex> guard(e.mutex);
+        drain_all_locked(e, jni);
+        until = monotonic_ticks();
+        int64_t after = e.jfr_written_ticks;
+        write = path != nullptr &&
+                collect_window_locked(e, {0, after + 1, until, after + 1}, until, until, scale,
+                                      !agent().event_enabled.load(std::memory_order_acquire), &content);
+    }
+    bool ok = !write || write_collected(content, path, O_APPEND, error);
+    std::lock_guard<std::mutex> guard(e.mutex);
+    e.jfr_written_ticks = until;
+    trim_locked(e);
+    return ok;
+}
+
+// file= mode: everything stored since the last write becomes one chunk. Caller holds write_mutex,
+// not mutex.
+void write_file_chunk(EmitterState& e, JNIEnv* jni, bool final_chunk) {
     AgentState& state = agent();
     if (!state.file_mode || state.file_failed.load(std::memory_order_acquire)) return;
-    int64_t now = monotonic_ticks();
-    bool new_events = e.store.end_index() > e.file_written_index;
-    if (!new_events && !final_chunk && e.file_started) return;
-    // Events are taken by index only: a request timestamps itself before it is published, so
-    // one published after the last cut may carry a time before it.
-    EventStore::Selection selection{e.file_written_index, kMin, kMax, e.file_started ? e.file_written_ticks + 1 : 0};
-    int64_t from = e.file_started ? std::min(now, e.file_written_ticks + 1) : now;
-    size_t written = 0;
+    ChunkContent content;
+    int64_t now;
+    uint64_t end_index;
+    {
+        std::lock_guard<std::mutex> guard(e.mutex);
+        drain_all_locked(e, jni);
+        now = monotonic_ticks();
+        end_index = e.store.end_index();
+        if (end_index == e.file_written_index && !final_chunk && e.file_started) return;
+        // Events are taken by index only: a request timestamps itself before it is published, so
+        // one published after the last cut may carry a time before it.
+        EventStore::Selection selection{e.file_written_index, kMin, kMax,
+                                        e.file_started ? e.file_written_ticks + 1 : 0};
+        int64_t from = e.file_started ? std::min(now, e.file_written_ticks + 1) : now;
+        collect_window_locked(e, selection, from, now, TickScale{}, false, &content);
+    }
     std::string error;
-    if (!write_window_locked(e, selection, from, now, state.options.file.c_str(),
-                             e.file_started ? O_APPEND : (O_CREAT | O_TRUNC), TickScale{}, false, &written, &error)) {
+    bool ok = write_collected(content, state.options.file.c_str(), e.file_started ? O_APPEND : (O_CREAT | O_TRUNC),
+                              &error);
+    std::lock_guard<std::mutex> guard(e.mutex);
+    if (!ok) {
         Log::warn("%s; file= recording stopped: later requests need a JFR recording", error.c_str());
         state.file_failed.store(true, std::memory_order_release);
-        return;
+    } else {
+        e.file_started = true;
+        e.file_written_index = end_index;
+        e.file_written_ticks = now;
     }
-    e.file_started = true;
-    e.file_written_index = e.store.end_index();
-    e.file_written_ticks = now;
     trim_locked(e);
 }
 
 // --- schedule: the emitter thread ---
 
-void periodic_locked(EmitterState& e) {
+// Once a statistics period: a statistics event, or (file= mode) true when the file's next chunk
+// is due, which the caller writes after releasing the lock.
+bool periodic_locked(EmitterState& e) {
     AgentState& state = agent();
     int64_t now = monotonic_ticks();
-    if (now - e.last_statistics_ticks < state.options.stats_period_ns) return;
+    if (now - e.last_statistics_ticks < state.options.stats_period_ns) return false;
     e.last_statistics_ticks = now;
-    if (state.file_mode) {
-        write_file_chunk_locked(e, false);
-    } else if (!ChunkHook::installed() || state.event_enabled.load(std::memory_order_acquire)) {
+    if (state.file_mode) return true;
+    if (!ChunkHook::installed() || state.event_enabled.load(std::memory_order_acquire)) {
         e.store.add_statistics(Counters::snapshot(now));
     }
     trim_locked(e);
+    return false;
 }
 
 // Too many events wait for JFR to finish the current chunk: ask for a new one (at most once a
@@ -192,13 +227,18 @@ void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
             deadline.tv_nsec -= 1000000000;
         }
         sem_timedwait(&state.emitter_wakeup, &deadline);
+        bool file_chunk_due;
         bool new_chunk;
         {
             std::lock_guard<std::mutex> guard(e.mutex);
             if (e.stopping.load()) break;
             drain_locked(e, jni);
-            periodic_locked(e);
+            file_chunk_due = periodic_locked(e);
             new_chunk = wants_new_chunk_locked(e);
+        }
+        if (file_chunk_due) {
+            std::lock_guard<std::mutex> writer(e.write_mutex);
+            write_file_chunk(e, jni, false);
         }
         // JFR calls back into the emitter (chunk_finished) from this thread: no lock held.
         if (new_chunk) ChunkHook::request_new_chunk(jni);
@@ -235,9 +275,13 @@ void Emitter::flush_from_any_thread() {
     EmitterState& e = emitter();
     JNIEnv* jni = current_jni();
     if (jni == nullptr || e.resolver == nullptr) return;
-    std::lock_guard<std::mutex> guard(e.mutex);
-    drain_all_locked(e, jni);
-    write_file_chunk_locked(e, false);
+    std::lock_guard<std::mutex> writer(e.write_mutex);
+    if (agent().file_mode) {
+        write_file_chunk(e, jni, false);
+    } else {
+        std::lock_guard<std::mutex> guard(e.mutex);
+        drain_all_locked(e, jni);
+    }
 }
 
 void Emitter::set_event_type_id(uint64_t id) {
@@ -248,35 +292,23 @@ void Emitter::set_event_type_id(uint64_t id) {
 void Emitter::chunk_finished(JNIEnv* jni, const char* path) {
     EmitterState& e = emitter();
     if (e.resolver == nullptr) return;
-    std::lock_guard<std::mutex> guard(e.mutex);
-    drain_all_locked(e, jni);
     // Up to now rather than to the JVM chunk's end: events requested while JFR was closing the
     // chunk (milliseconds) are in this one too, and when it is the last chunk nothing is left
     // for a recording that has stopped. The appended chunk's own header covers them.
-    int64_t until = monotonic_ticks();
+    std::lock_guard<std::mutex> writer(e.write_mutex);
     std::string error;
-    if (!append_window_locked(e, e.jfr_written_ticks, until, path, &error)) {
+    if (!append_since_cut(e, jni, path, &error)) {
         Log::warn("%s: the stackreq events of this chunk are lost", error.c_str());
     }
-    e.jfr_written_ticks = until;
-    trim_locked(e);
 }
 
 bool Emitter::last_recording_stopped(JNIEnv* jni, const char* destination, std::string* error) {
     EmitterState& e = emitter();
     if (e.resolver == nullptr) return true;
-    std::lock_guard<std::mutex> guard(e.mutex);
-    drain_all_locked(e, jni);
-    int64_t now = monotonic_ticks();
-    bool ok = destination == nullptr || append_window_locked(e, e.jfr_written_ticks, now, destination, error);
-    size_t before = e.store.size();
-    e.jfr_written_ticks = now;
-    trim_locked(e);
-    if (destination == nullptr && before > e.store.size()) {
-        Log::debug("%zu events requested after the last chunk of the last recording discarded",
-                   before - e.store.size());
-    }
-    return ok;
+    std::lock_guard<std::mutex> writer(e.write_mutex);
+    // Without a destination the events after the last cut are dropped from the store: nothing
+    // will record them.
+    return append_since_cut(e, jni, destination, error);
 }
 
 void Emitter::recording_started(int64_t recording_id) {
@@ -286,18 +318,24 @@ void Emitter::recording_started(int64_t recording_id) {
 
 bool Emitter::recording_stopped(JNIEnv* jni, int64_t recording_id, const char* path, std::string* error) {
     EmitterState& e = emitter();
-    std::lock_guard<std::mutex> guard(e.mutex);
-    int64_t start = e.store.recording_stopped(recording_id);
-    drain_all_locked(e, jni);
-    bool ok = true;
-    if (start >= 0 && path != nullptr) {
-        int64_t now = monotonic_ticks();
-        TickScale scale;
-        if (!read_first_chunk_scale(path, &scale)) Log::debug("%s: no JFR chunk header to align times with", path);
-        size_t written = 0;
-        ok = write_window_locked(e, {0, start, now, start}, start, now, path, O_APPEND, scale, false, &written, error);
-        if (ok) Log::info("appended %zu events to %s", written, path);
+    std::lock_guard<std::mutex> writer(e.write_mutex);
+    ChunkContent content;
+    bool write;
+    {
+        std::lock_guard<std::mutex> guard(e.mutex);
+        int64_t start = e.store.recording_stopped(recording_id);
+        drain_all_locked(e, jni);
+        write = start >= 0 && path != nullptr;
+        if (write) {
+            TickScale scale;
+            if (!read_first_chunk_scale(path, &scale)) Log::debug("%s: no JFR chunk header to align times with", path);
+            int64_t now = monotonic_ticks();
+            collect_window_locked(e, {0, start, now, start}, start, now, scale, false, &content);
+        }
     }
+    bool ok = !write || write_collected(content, path, O_APPEND, error);
+    if (write && ok) Log::info("appended %zu events to %s", content.events.size(), path);
+    std::lock_guard<std::mutex> guard(e.mutex);
     trim_locked(e);
     return ok;
 }
@@ -307,9 +345,10 @@ void Emitter::shutdown(JNIEnv* jni) {
     if (e.resolver == nullptr) return;
     e.stopping.store(true);
     sem_post(&agent().emitter_wakeup);
+    std::lock_guard<std::mutex> writer(e.write_mutex);
+    write_file_chunk(e, jni, true);
     std::lock_guard<std::mutex> guard(e.mutex);
     drain_all_locked(e, jni);
-    write_file_chunk_locked(e, true);
     StatisticsEvent s = Counters::snapshot(monotonic_ticks());
     std::string line = "requests: requested=" + std::to_string(s.requested);
 #define STACKREQ_COUNTER_LOG(name, jfr_name, outcome, label, description) \

@@ -84,7 +84,9 @@ bool failed(JNIEnv* jni, const char* what) {
 
 bool start_jfr_bridge(JNIEnv* jni) {
     jclass bridge = jni->FindClass("io/stackreq/jfr/internal/NativeBridge");
-    if (bridge == nullptr) return failed(jni, "class io.stackreq.jfr.internal.NativeBridge not found (events jar missing?)");
+    if (bridge == nullptr) {
+        return failed(jni, "class io.stackreq.jfr.internal.NativeBridge not found (events jar missing?)");
+    }
     if (jni->RegisterNatives(bridge, kNatives, sizeof(kNatives) / sizeof(kNatives[0])) != 0) {
         return failed(jni, "RegisterNatives failed");
     }

@@ -78,7 +78,8 @@ std::vector<ClassDef> build_classes() {
                   {"eventThread", kThread, true, false,
                    {label("Event Thread"), description("Thread in which event was committed in")}},
                   {"stackTrace", kStackTrace, true, false,
-                   {label("Stack Trace"), description("Stack Trace starting from the method the event was committed in")}},
+                   {label("Stack Trace"),
+                    description("Stack Trace starting from the method the event was committed in")}},
                   {"userData", kLong, false, false,
                    {label("User Data"),
                     description("Value passed by the requesting agent, used to join the event with its own sample")}},
@@ -107,7 +108,8 @@ std::vector<ClassDef> build_classes() {
     c.push_back(annotation_class(kAnnotationDescription, "jdk.jfr.Description", {value_string}, {}));
     c.push_back(annotation_class(kAnnotationCategory, "jdk.jfr.Category", {value_strings}, {}));
     c.push_back(annotation_class(kAnnotationExperimental, "jdk.jfr.Experimental", {},
-                                 {label("Experimental"), description("Element is not to be shown to a user by default")}));
+                                 {label("Experimental"),
+                                  description("Element is not to be shown to a user by default")}));
     // Readers find a field's content type (what makes ticks a time) through the @ContentType
     // on the annotation's own class, so Timestamp and Timespan carry it as in the JDK.
     c.push_back(annotation_class(kAnnotationContentType, "jdk.jfr.ContentType", {},
@@ -130,7 +132,9 @@ struct Element {
 Element annotation_element(const AnnotationDef& a) {
     Element e{"annotation", {{"class", std::to_string(a.type)}}, {}};
     if (a.array) {
-        for (size_t i = 0; i < a.values.size(); i++) e.attributes.push_back({"value-" + std::to_string(i), a.values[i]});
+        for (size_t i = 0; i < a.values.size(); i++) {
+            e.attributes.push_back({"value-" + std::to_string(i), a.values[i]});
+        }
     } else if (!a.values.empty()) {
         e.attributes.push_back({"value", a.values[0]});
     }

@@ -15,7 +15,7 @@ struct Options {
     uint32_t stack_cache = 8192;  // stack-cache=N: walked stacks remembered resolved (0 = off)
     // pending=N: events waiting for JFR's current chunk to finish; beyond it stackreq asks JFR to
     // start a new chunk (as a dump does). 40 bytes an event.
-    uint32_t pending_limit = 500000;
+    uint32_t pending_limit = 200000;
     // continuous=off: do not hook JFR's chunk files; events reach a recording when it stops.
     bool continuous = true;
     LogLevel log_level = LogLevel::kWarn;  // log=off|warn|info|debug[:PATH]

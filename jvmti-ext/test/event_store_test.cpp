@@ -18,7 +18,9 @@ class Table : public EntryLookup {
 public:
     Table() {
         for (uint64_t id = 1; id <= 4; id++) methods_[id] = MethodEntry{id, "p/C", "m" + std::to_string(id), "()V"};
-        for (uint64_t key = 1; key <= 2; key++) threads_[key] = ThreadEntry{key, 100 + static_cast<int64_t>(key), 0, "", ""};
+        for (uint64_t key = 1; key <= 2; key++) {
+            threads_[key] = ThreadEntry{key, 100 + static_cast<int64_t>(key), 0, "", ""};
+        }
     }
     const MethodEntry* method(uint64_t id) const override {
         auto found = methods_.find(id);

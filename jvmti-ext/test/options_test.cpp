@@ -28,7 +28,7 @@ int main() {
     CHECK(parses("stack-cache=100000", &o, &error) && o.stack_cache == 100000);
     CHECK(!parses("stack-cache=-1", &o, &error) && error.find("'stack-cache=-1'") != std::string::npos);
     CHECK(!parses("stack-cache=2000000", &o, &error));
-    CHECK(o.pending_limit == 500000 && o.continuous);
+    CHECK(o.pending_limit == 200000 && o.continuous);
     CHECK(parses("pending=1000", &o, &error) && o.pending_limit == 1000);
     CHECK(!parses("pending=999", &o, &error) && error.find("'pending=999'") != std::string::npos);
     CHECK(parses("continuous=off", &o, &error) && !o.continuous);

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * and the perf agent requesting every 100 µs of CPU (10 kHz), one without either. VmRSS of both
  * is sampled every minute; the table shows stackreq's (and the perf agent's) part, which must not
  * grow with the recording's length: pending events reach JFR's chunk files as they rotate
- * (stackreq asks for a new chunk at pending=500000 events).
+ * (stackreq asks for a new chunk at pending=200000 events).
  */
 final class ContinuousPart {
     private final Bench bench;
@@ -50,7 +50,8 @@ final class ContinuousPart {
         List<String> args = new ArrayList<>(List.of("-Xms256m", "-Xmx256m"));
         if (stackreq) {
             args.add("-agentpath:" + bench.lib("libstackreq.so"));
-            args.add("-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=100us,out=" + dir.resolve("samples.jsonl"));
+            args.add("-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=100us,out="
+                    + dir.resolve("samples.jsonl"));
         }
         args.add("-XX:FlightRecorderOptions:repository=" + dir.resolve("repository"));
         args.add("-XX:StartFlightRecording=maxage=2m,filename=" + dir.resolve("rec.jfr") + ",settings=default,settings="
@@ -80,15 +81,16 @@ final class ContinuousPart {
                 });
     }
 
-    private void print(Jvm jdk, int minutes, List<long[]> with, List<long[]> without, long[] statistics, double seconds) {
+    private void print(Jvm jdk, int minutes, List<long[]> with, List<long[]> without, long[] statistics,
+            double seconds) {
         bench.emit("## Memory under a continuous recording, " + jdk.label());
         bench.emit("");
         bench.emit("VmRSS sampled every minute (5 s past the minute) of two JVMs run side by side for " + minutes
                 + " min, each spinning at depth 50 (-Xms256m -Xmx256m) with a disk recording (maxage=2m): one with "
                 + "stackreq and the perf agent at 100 µs of CPU, one without.");
         if (statistics != null) {
-            bench.emit(String.format("stackreq accepted %,d requests (%.0f/s), emitted %,d, dropped %,d.", statistics[0],
-                    statistics[0] / seconds, statistics[1], statistics[2]));
+            bench.emit(String.format("stackreq accepted %,d requests (%.0f/s), emitted %,d, dropped %,d.",
+                    statistics[0], statistics[0] / seconds, statistics[1], statistics[2]));
         }
         bench.emit("");
         bench.emit("| minute | with stackreq (MiB) | without (MiB) | stackreq + perf agent (MiB) |");
@@ -96,7 +98,8 @@ final class ContinuousPart {
         int rows = Math.min(with.size(), without.size());
         for (int i = 0; i < rows; i++) {
             long a = with.get(i)[1], b = without.get(i)[1];
-            bench.emit("| " + with.get(i)[0] + " | " + Stats.mib(a) + " | " + Stats.mib(b) + " | " + Stats.signedMib(a - b) + " |");
+            bench.emit("| " + with.get(i)[0] + " | " + Stats.mib(a) + " | " + Stats.mib(b) + " | "
+                    + Stats.signedMib(a - b) + " |");
         }
         bench.emit("");
     }

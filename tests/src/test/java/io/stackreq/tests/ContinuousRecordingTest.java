@@ -74,12 +74,15 @@ class ContinuousRecordingTest {
                     .map(Map.Entry::getKey).filter(id -> !inDump.contains(id)).sorted().toList();
             assertTrue(missing.isEmpty(), () -> name + ": " + missing.size() + " events requested over a second"
                     + " before the dump are missing, e.g. " + missing.subList(0, Math.min(10, missing.size())));
-            assertTrue(inDump.size() >= 300, () -> name + " holds only " + inDump.size() + " events");
+            assertTrue(inDump.size() >= 100, () -> name + " holds only " + inDump.size() + " events");
         }
         Path range = report.path("dump.jcmdRange");
         idsOnce(range, requestTime.keySet());
         assertEventsInsideChunks(range);
-        assertEveryReaderAgrees(jdk, report.path("dump.jcmdAll"));
+        for (String name : List.of("jcmdNamed", "jcmdAll", "jcmdRange", "recordingDump", "copyDump", "mxBeanStream",
+                "stoppedDump")) {
+            assertEveryReaderAgrees(jdk, report.path("dump." + name));
+        }
     }
 
     @ParameterizedTest
@@ -182,8 +185,8 @@ class ContinuousRecordingTest {
         long begin = report.getLong("dump.running.begin");
         long late = atStop.stream().filter(e -> epochNanos(e.getStartTime()) <= begin - SECOND).count();
         assertEquals(0, late, "events requested a second before the dump are missing from it");
-        assertTrue(dumped.size() >= 300, () -> "the dump of the in-memory recording holds " + dumped.size());
-        assertTrue(atStop.size() >= 300, () -> "the file at stop holds " + atStop.size());
+        assertTrue(dumped.size() >= 50, () -> "the dump of the in-memory recording holds " + dumped.size());
+        assertTrue(atStop.size() >= 50, () -> "the file at stop holds " + atStop.size());
     }
 
     @ParameterizedTest
@@ -306,18 +309,18 @@ class ContinuousRecordingTest {
     private void assertEveryReaderAgrees(Jdk jdk, Path file) throws Exception {
         int count = JfrFile.requests(file).size();
         assertEquals(count, JfrPrint.parse(JfrPrint.print(jdk, file, JfrFile.REQUEST, dir), JfrFile.REQUEST).size(),
-                "jfr print");
+                () -> "jfr print " + file);
         String summary = runJfr(jdk, "summary", file);
         long summarized = summary.lines().map(String::trim).filter(l -> l.startsWith(JfrFile.REQUEST + " "))
                 .mapToLong(l -> Long.parseLong(l.split("\\s+")[1])).sum();
-        assertEquals(count, summarized, () -> "jfr summary counts\n" + summary);
+        assertEquals(count, summarized, () -> "jfr summary counts of " + file + "\n" + summary);
         IItemCollection items = JmcFile.load(file);
-        assertEquals(count, JmcFile.requests(items).size(), "JMC core");
+        assertEquals(count, JmcFile.requests(items).size(), () -> "JMC core on " + file);
         Set<Object> types = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (IItemIterable iterable : JmcFile.requestItems(items)) {
             types.add(iterable.getType());
         }
-        assertEquals(1, types.size(), "JMC sees jdk.StackTraceRequest as one type");
+        assertEquals(1, types.size(), () -> "JMC sees jdk.StackTraceRequest as one type in " + file);
         CliRun.Result report = CliRun.inProcess("report", file);
         assertEquals("0", report.exit(), () -> "stackreq report\n" + report);
         assertTrue(report.out().contains("BusyThreads.burn"), () -> "stackreq report\n" + report);
