@@ -254,7 +254,7 @@ std::vector<Component> loop_components(long n) {
     RequestRing& ring = agent().ring;
     out.push_back({"ring claim + publish (+ consumer release)", per_call(n, [&](long) {
                        RequestSlot* s = ring.claim();
-                       s->ticks = 1;
+                       s->event.start_ticks = 1;
                        ring.publish(s);
                        ring.release(ring.peek());
                    })});
