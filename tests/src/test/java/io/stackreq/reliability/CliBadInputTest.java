@@ -142,6 +142,7 @@ class CliBadInputTest {
         List<String> command = List.of(jdk.java().toString(), "-Xmx64m",
                 "-XX:ErrorFile=" + dir.resolve("fuzz-hs_err_pid%p.log"),
                 "-cp", JvmRun.testClasses().toAbsolutePath() + java.io.File.pathSeparator
+                        + CliRun.fixtureClasses().toAbsolutePath() + java.io.File.pathSeparator
                         + Reliability.cliJar().toAbsolutePath(),
                 CliFuzzApp.class.getName(), "recording=" + recording, "samples=" + samples,
                 "work=" + dir.resolve("fuzz"),

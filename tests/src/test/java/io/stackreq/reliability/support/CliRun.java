@@ -4,18 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.stackreq.cli.Main;
+import io.stackreq.fixtures.Cli;
 import io.stackreq.reliability.app.CliFuzzApp;
 import io.stackreq.tests.support.Jdk;
-import picocli.CommandLine;
 
 /** Runs the stackreq CLI in process (its non-exiting entry) or as {@code java -jar stackreq.jar}. */
 public final class CliRun {
@@ -36,19 +35,21 @@ public final class CliRun {
     }
 
     public static Result inProcess(Object... args) {
-        String[] arguments = new String[args.length];
-        for (int i = 0; i < args.length; i++) {
-            arguments[i] = args[i].toString();
-        }
-        CommandLine commandLine = Main.commandLine();
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
         try {
-            return new Result(Integer.toString(commandLine.execute(arguments)), out.toString(), err.toString());
+            return new Result(Integer.toString(Cli.execute(out, err, args)), out.toString(), err.toString());
         } catch (Throwable t) {
             return new Result("threw " + t, out.toString(), err.toString());
+        }
+    }
+
+    /** Where {@link Cli} is loaded from: a child JVM that calls {@link #inProcess} needs it on its class path. */
+    public static Path fixtureClasses() {
+        try {
+            return Path.of(Cli.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
         }
     }
 
