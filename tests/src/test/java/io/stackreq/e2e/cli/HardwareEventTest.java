@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Issue 3, acceptance 3: on this machine (no hardware PMU) {@code profile -e cache-misses} fails:
  * exit code non-zero, and the perf agent's one line names the event and the errno (ENOENT),
  * with no Java stack trace. The perf_event_attr setup of every event is unit-tested natively
- * ({@code jvmti-ext/test/perf_events_test.cpp}).
+ * ({@code jvmti-ext/perf-agent/test/perf_events_test.cpp}).
  */
 class HardwareEventTest {
     @TempDir
