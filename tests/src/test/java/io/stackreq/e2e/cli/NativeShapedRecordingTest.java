@@ -21,6 +21,7 @@ import io.stackreq.fixtures.FixtureFrame;
 import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
@@ -219,8 +220,8 @@ class NativeShapedRecordingTest {
         List<String> args = new ArrayList<>(List.of("report", recording.toString(), "--samples", samples.toString(),
                 "--format", "json"));
         args.addAll(List.of(options));
-        Processes.Result result = Processes.cli(dir, "report-" + recording.getFileName(),
-                Duration.ofSeconds(120), args);
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), dir, args).name("report-" + recording.getFileName())
+                .timeout(Duration.ofSeconds(120)).start();
         assertEquals(0, result.exitCode(), () -> "report failed\n" + result);
         return JSON.readTree(result.stdout());
     }
@@ -228,8 +229,9 @@ class NativeShapedRecordingTest {
     /** {@code join REC --samples S -o FILE}, by userData. */
     private Map<Long, JsonNode> join(Path recording, Path samples) throws IOException {
         Path out = dir.resolve(recording.getFileName() + ".joined.jsonl");
-        Processes.Result result = Processes.cli(dir, "join-" + recording.getFileName(), Duration.ofSeconds(120),
-                List.of("join", recording.toString(), "--samples", samples.toString(), "-o", out.toString()));
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), dir,
+                List.of("join", recording.toString(), "--samples", samples.toString(), "-o", out.toString()))
+                .name("join-" + recording.getFileName()).timeout(Duration.ofSeconds(120)).start();
         assertEquals(0, result.exitCode(), () -> "join failed\n" + result);
         Map<Long, JsonNode> byUserData = new HashMap<>();
         for (String line : Files.readAllLines(out)) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.StringWriter;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +14,7 @@ import java.util.List;
 import io.stackreq.fixtures.Cli;
 import io.stackreq.reliability.app.CliFuzzApp;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
 
 /** Runs the stackreq CLI in process (its non-exiting entry) or as {@code java -jar stackreq.jar}. */
 public final class CliRun {
@@ -29,8 +29,8 @@ public final class CliRun {
 
         @Override
         public String toString() {
-            return "exit " + exit + "\n--- stdout ---\n" + ChildJvm.tail(out, 3000) + "\n--- stderr ---\n"
-                    + ChildJvm.tail(err, 3000);
+            return "exit " + exit + "\n--- stdout ---\n" + JvmRun.tail(out, 3000) + "\n--- stderr ---\n"
+                    + JvmRun.tail(err, 3000);
         }
     }
 
@@ -54,19 +54,14 @@ public final class CliRun {
     }
 
     /** {@code java <jvmFlags> -jar stackreq.jar args}, under {@code wrapper} (e.g. a umask). */
-    public static ChildJvm.Result child(Jdk jdk, Path workDir, String name, List<String> jvmFlags, List<String> wrapper,
+    public static JvmRun.Result child(Jdk jdk, Path workDir, String name, List<String> jvmFlags, List<String> wrapper,
             Object... args) {
-        List<String> command = new ArrayList<>();
-        command.add(jdk.java().toString());
-        command.addAll(jvmFlags);
-        command.add("-XX:ErrorFile=" + workDir.resolve(name + "-hs_err_pid%p.log"));
-        command.add("-jar");
-        command.add(Reliability.cliJar().toAbsolutePath().toString());
+        List<String> arguments = new ArrayList<>();
         for (Object arg : args) {
-            command.add(arg.toString());
+            arguments.add(arg.toString());
         }
-        assertTrue(Files.isRegularFile(Reliability.cliJar()), Reliability.cliJar() + " is missing: mvn package");
-        return ChildJvm.start(jdk, workDir, name, command, Duration.ofSeconds(300), wrapper);
+        return JvmRun.cli(jdk, workDir, arguments).name(name).flags(jvmFlags.toArray(String[]::new))
+                .wrapper(wrapper).timeout(Duration.ofSeconds(300)).start();
     }
 
     /** Exit code 2, exactly one line on stderr starting "stackreq: ", no stack trace; returns it. */
@@ -75,7 +70,7 @@ public final class CliRun {
         return assertOneLine(result.err(), result.toString());
     }
 
-    public static String assertOneLineError(ChildJvm.Result result) {
+    public static String assertOneLineError(JvmRun.Result result) {
         assertEquals(2, result.exitCode(), () -> "exit code 2 expected\n" + result);
         return assertOneLine(result.stderr(), result.toString());
     }
