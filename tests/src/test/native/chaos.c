@@ -33,7 +33,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -41,6 +40,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "agent_support.h"
 #include "stackreq.h"
 
 #define RC_WRONG_PHASE 112
@@ -93,8 +93,6 @@ static atomic_long g_signal_errors;
 static pthread_mutex_t g_pacer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_handler_once = PTHREAD_ONCE_INIT;
 static int g_handler_error;
-
-static pid_t current_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
 static uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
@@ -159,7 +157,7 @@ static void record(long id, jvmtiError rc, uint16_t mutation, int after_death) {
         if (rc != RC_WRONG_PHASE && rc != RC_NOT_AVAILABLE) report_after_death(rc);
     }
     if (id < g_capacity) {
-        __atomic_store_n(&g_tid[id], (int32_t)current_tid(), __ATOMIC_RELAXED);
+        __atomic_store_n(&g_tid[id], (int32_t)agent_current_tid(), __ATOMIC_RELAXED);
         __atomic_store_n(&g_mutation[id], mutation, __ATOMIC_RELAXED);
         __atomic_store_n(&g_rc[id], (uint8_t)((unsigned)rc < 254 ? rc + 1 : 255), __ATOMIC_RELEASE);
     } else {
@@ -169,7 +167,7 @@ static void record(long id, jvmtiError rc, uint16_t mutation, int after_death) {
 
 /* Stack bounds of the calling thread, when it registered as a target; async-signal-safe. */
 static int own_stack(uintptr_t *low, uintptr_t *high) {
-    int tid = (int)current_tid();
+    int tid = (int)agent_current_tid();
     int count = atomic_load(&g_target_high);
     for (int i = 0; i < count; i++) {
         if (atomic_load_explicit(&g_targets[i], memory_order_acquire) == tid) {
@@ -261,14 +259,7 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
     errno = saved_errno;
 }
 
-static void install_handler(void) {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_signal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(g_signal, &action, NULL) != 0) g_handler_error = errno;
-}
+static void install_handler(void) { g_handler_error = agent_install_handler(g_signal, on_signal); }
 
 static void wait_for_handlers(void) {
     while (atomic_load(&g_in_handler) != 0) sched_yield();
@@ -408,58 +399,40 @@ static int write_results(const char *prefix, long up_to) {
 
 /* ---- agent ---- */
 
-static int parse_long(const char *text, long min, long max, long *out) {
-    char *end = NULL;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) return 0;
-    *out = value;
-    return 1;
-}
-
-static int parse_options(const char *options) {
-    if (options == NULL || *options == '\0') return 1;
-    char *copy = strdup(options);
-    if (copy == NULL) return 0;
-    int ok = 1;
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item != NULL && ok; item = strtok_r(NULL, ",", &save)) {
-        long value = 0;
-        if (strncmp(item, "signal=", 7) == 0) {
-            ok = parse_long(item + 7, 1, NSIG - 1, &value);
-            g_signal = (int)value;
-        } else if (strncmp(item, "ids=", 4) == 0) {
-            ok = parse_long(item + 4, 16, 1L << 30, &value);
-            g_capacity = value;
-        } else if (strncmp(item, "death=", 6) == 0) {
-            ok = parse_long(item + 6, 0, 1000000, &value);
-            g_death_requests = (int)value;
-        } else if (strncmp(item, "seed=", 5) == 0) {
-            ok = parse_long(item + 5, 0, 0x7fffffffffffffffL, &value);
-            g_seed = (uint64_t)value;
-        } else if (strncmp(item, "out=", 4) == 0) {
-            ok = strlen(item + 4) > 0 && strlen(item + 4) < sizeof(g_out);
-            if (ok) strcpy(g_out, item + 4);
-        } else if (strncmp(item, "sweep=", 6) == 0) {
-            ok = parse_long(item + 6, 1, 1 << 16, &value);
-            g_sweep = value;
-        } else if (strncmp(item, "mutate=", 7) == 0) {
-            const char *names[3] = {"pc", "sp", "fp"};
-            for (int r = 0; r < 3; r++) g_mutable[r] = strstr(item + 7, names[r]) != NULL;
-            ok = g_mutable[0] || g_mutable[1] || g_mutable[2];
-        } else if (strcmp(item, "guard=avoid") == 0) {
-            g_guard_only = 0;
-        } else if (strcmp(item, "guard=only") == 0) {
-            g_guard_only = 1;
-        } else if (strcmp(item, "keepfiring") == 0) {
-            g_keep_firing = 1;
-        } else {
-            ok = 0;
-        }
-        if (!ok) fprintf(stderr, "chaos: bad option '%s'\n", item);
+static int accept_option(const char *item) {
+    long value = 0;
+    if (strncmp(item, "signal=", 7) == 0) {
+        if (!agent_parse_long(item + 7, 1, NSIG - 1, &value)) return 0;
+        g_signal = (int)value;
+    } else if (strncmp(item, "ids=", 4) == 0) {
+        if (!agent_parse_long(item + 4, 16, 1L << 30, &value)) return 0;
+        g_capacity = value;
+    } else if (strncmp(item, "death=", 6) == 0) {
+        if (!agent_parse_long(item + 6, 0, 1000000, &value)) return 0;
+        g_death_requests = (int)value;
+    } else if (strncmp(item, "seed=", 5) == 0) {
+        if (!agent_parse_long(item + 5, 0, 0x7fffffffffffffffL, &value)) return 0;
+        g_seed = (uint64_t)value;
+    } else if (strncmp(item, "out=", 4) == 0) {
+        if (strlen(item + 4) == 0 || strlen(item + 4) >= sizeof(g_out)) return 0;
+        strcpy(g_out, item + 4);
+    } else if (strncmp(item, "sweep=", 6) == 0) {
+        if (!agent_parse_long(item + 6, 1, 1 << 16, &value)) return 0;
+        g_sweep = value;
+    } else if (strncmp(item, "mutate=", 7) == 0) {
+        const char *names[3] = {"pc", "sp", "fp"};
+        for (int r = 0; r < 3; r++) g_mutable[r] = strstr(item + 7, names[r]) != NULL;
+        return g_mutable[0] || g_mutable[1] || g_mutable[2];
+    } else if (strcmp(item, "guard=avoid") == 0) {
+        g_guard_only = 0;
+    } else if (strcmp(item, "guard=only") == 0) {
+        g_guard_only = 1;
+    } else if (strcmp(item, "keepfiring") == 0) {
+        g_keep_firing = 1;
+    } else {
+        return 0;
     }
-    free(copy);
-    return ok;
+    return 1;
 }
 
 static void *map_array(size_t bytes) {
@@ -503,7 +476,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
-    if (!parse_options(options)) return JNI_ERR;
+    if (!agent_parse_options("chaos", options, accept_option)) return JNI_ERR;
     if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         fprintf(stderr, "chaos: no JVMTI\n");
         return JNI_ERR;
@@ -548,14 +521,14 @@ NATIVE(jint, disable)(JNIEnv *jni, jclass cls) {
 NATIVE(jint, currentTid)(JNIEnv *jni, jclass cls) {
     (void)jni;
     (void)cls;
-    return (jint)current_tid();
+    return (jint)agent_current_tid();
 }
 
 /* Makes the calling thread a target of the pacers; returns its OS tid, or -1 when full. */
 NATIVE(jint, register)(JNIEnv *jni, jclass cls) {
     (void)jni;
     (void)cls;
-    int tid = (int)current_tid();
+    int tid = (int)agent_current_tid();
     uintptr_t low = 0, high = 0;
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -584,7 +557,7 @@ NATIVE(jint, register)(JNIEnv *jni, jclass cls) {
 NATIVE(void, unregister)(JNIEnv *jni, jclass cls) {
     (void)jni;
     (void)cls;
-    int tid = (int)current_tid();
+    int tid = (int)agent_current_tid();
     int high = atomic_load(&g_target_high);
     for (int i = 0; i < high; i++) {
         int expected = tid;

@@ -40,9 +40,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "agent_support.h"
 #include "compiled_code.h"
-#include "stackreq.h"
 #include "method_key.h"
+#include "stackreq.h"
 
 /* Shadow stack layout, in 32-bit ints; must match ShadowStack.java. */
 enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RESERVED, H_FRAMES };
@@ -86,8 +87,6 @@ static FILE *g_checks;      /* layer (a) records */
 static long g_check_count;
 static pthread_mutex_t g_biased_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int g_finished;
-
-static pid_t current_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
 static struct thread_slot *find_slot(pid_t tid) {
     for (int i = 0; i < MAX_THREADS; i++) {
@@ -140,7 +139,7 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
     (void)sig;
     int saved_errno = errno;
     atomic_fetch_add(&g_in_handler, 1);
-    struct thread_slot *slot = find_slot(current_tid());
+    struct thread_slot *slot = find_slot(agent_current_tid());
     if (slot == NULL || slot->perf_fd < 0 || info->si_fd != slot->perf_fd) {
         atomic_fetch_add(&g_signals_lost, 1);
     } else {
@@ -192,7 +191,7 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) 
     (void)jni;
     (void)thread;
     pthread_mutex_lock(&g_threads_lock);
-    struct thread_slot *slot = find_slot(current_tid());
+    struct thread_slot *slot = find_slot(agent_current_tid());
     if (slot != NULL) release_slot(slot);
     pthread_mutex_unlock(&g_threads_lock);
 }
@@ -255,30 +254,22 @@ static void deallocate(void *memory) {
     if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
 }
 
-static int parse_options(const char *options) {
-    if (options == NULL) return 1;
-    char *copy = strdup(options);
-    int ok = copy != NULL;
-    char *save = NULL;
-    for (char *item = ok ? strtok_r(copy, ",", &save) : NULL; item != NULL; item = strtok_r(NULL, ",", &save)) {
-        if (strncmp(item, "out=", 4) == 0 && strlen(item + 4) < sizeof(g_out)) {
-            strcpy(g_out, item + 4);
-        } else if (strcmp(item, "layers=ac") == 0) {
-            g_layer_c = 1;
-        } else if (strcmp(item, "layers=b") == 0) {
-            g_layer_c = 0;
-        } else {
-            fprintf(stderr, "oracle: unknown option '%s'\n", item);
-            ok = 0;
-        }
+static int accept_option(const char *item) {
+    if (strncmp(item, "out=", 4) == 0 && strlen(item + 4) < sizeof(g_out)) {
+        strcpy(g_out, item + 4);
+    } else if (strcmp(item, "layers=ac") == 0) {
+        g_layer_c = 1;
+    } else if (strcmp(item, "layers=b") == 0) {
+        g_layer_c = 0;
+    } else {
+        return 0;
     }
-    free(copy);
-    return ok;
+    return 1;
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
-    if (!parse_options(options)) return JNI_ERR;
+    if (!agent_parse_options("oracle", options, accept_option)) return JNI_ERR;
     if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
     if (stackreq_find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable) != JVMTI_ERROR_NONE) {
         fprintf(stderr, "oracle: %s not found: load libstackreq.so first\n", STACKREQ_ID_REQUEST_STACK_TRACE);
@@ -307,12 +298,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     if (g_arena == MAP_FAILED) return JNI_ERR;
     for (int i = 0; i < MAX_SNAPSHOTS; i++) g_snapshot_offset[i] = -1;
     for (int i = 0; i < MAX_THREADS; i++) g_threads[i].perf_fd = -1;
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_signal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(g_signal, &action, NULL) != 0) return JNI_ERR;
+    if (agent_install_handler(g_signal, on_signal) != 0) return JNI_ERR;
     char path[1100];
     snprintf(path, sizeof(path), "%s/jvmti-checks.txt", g_out);
     g_checks = fopen(path, "w");
@@ -325,16 +311,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 
 /* ---- JNI natives of io.stackreq.validation.oracle.OracleNative ---- */
 
-static void throw_state(JNIEnv *jni, const char *message) {
-    jclass error = (*jni)->FindClass(jni, "java/lang/IllegalStateException");
-    if (error != NULL) (*jni)->ThrowNew(jni, error, message);
-}
-
 /* The calling thread's shadow stack (allocated on first call), and with layers=ac its perf
  * task-clock signals. */
 JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach(JNIEnv *jni, jclass cls) {
     (void)cls;
-    pid_t tid = current_tid();
+    pid_t tid = agent_current_tid();
     pthread_mutex_lock(&g_threads_lock);
     struct thread_slot *slot = find_slot(tid);
     if (slot == NULL) {
@@ -354,7 +335,7 @@ JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach
     }
     pthread_mutex_unlock(&g_threads_lock);
     if (slot == NULL) {
-        throw_state(jni, "oracle: no shadow-stack slot left");
+        agent_throw_illegal_state(jni, "oracle: no shadow-stack slot left");
         return NULL;
     }
     if (g_layer_c && slot->perf_fd < 0) fprintf(stderr, "oracle: no task-clock signals for thread %d\n", (int)tid);
@@ -380,7 +361,7 @@ static void write_frame(FILE *out, jmethodID method, jlocation location) {
  * A <tid> <tag> <flag> <popped> <overflow> <depth> id:line... | class#name(desc)@line ... (top first) */
 JNIEXPORT void JNICALL Java_io_stackreq_validation_oracle_OracleNative_checkStack(JNIEnv *jni, jclass cls) {
     (void)cls;
-    pid_t tid = current_tid();
+    pid_t tid = agent_current_tid();
     struct thread_slot *slot = find_slot(tid);
     if (slot == NULL) return;
     jvmtiFrameInfo *frames = malloc(sizeof(jvmtiFrameInfo) * (MAX_FRAMES + 64));
@@ -413,7 +394,7 @@ JNIEXPORT void JNICALL Java_io_stackreq_validation_oracle_OracleNative_checkStac
 JNIEXPORT jint JNICALL Java_io_stackreq_validation_oracle_OracleNative_requestBiased(JNIEnv *jni, jclass cls) {
     (void)jni;
     (void)cls;
-    pid_t tid = current_tid();
+    pid_t tid = agent_current_tid();
     struct thread_slot *slot = find_slot(tid);
     if (slot == NULL || atomic_load(&g_finished)) return -1;
     /* One at a time: a Disable that is not the last one would not flush. */

@@ -22,12 +22,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_support.h"
 #include "stackreq.h"
 
 #ifndef sigev_notify_thread_id
@@ -46,6 +46,7 @@ static stackreq_RequestStackTrace g_request;
 static stackreq_EnableRequestStackTrace g_enable;
 static stackreq_DisableRequestStackTrace g_disable;
 static int g_signal = SIGPROF;
+static int g_optional;
 static int g_onload_request;
 static jint g_onload_result = -1;
 
@@ -68,8 +69,6 @@ static pthread_mutex_t g_timers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_handler_once = PTHREAD_ONCE_INIT;
 static int g_handler_error;
 
-static pid_t current_tid(void) { return (pid_t)syscall(SYS_gettid); }
-
 static void on_timer(int sig, siginfo_t *info, void *ucontext) {
     (void)sig;
     (void)info;
@@ -79,7 +78,7 @@ static void on_timer(int sig, siginfo_t *info, void *ucontext) {
     jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
     atomic_fetch_add(&g_rc_count[(unsigned)rc < RC_SLOTS ? (unsigned)rc : RC_SLOTS - 1], 1);
     if (id < MAX_IDS) {
-        atomic_store(&g_tid[id], (int32_t)current_tid());
+        atomic_store(&g_tid[id], (int32_t)agent_current_tid());
         atomic_store(&g_result[id], (int32_t)rc + 1);
     } else {
         atomic_fetch_add(&g_overflow, 1);
@@ -88,45 +87,25 @@ static void on_timer(int sig, siginfo_t *info, void *ucontext) {
     errno = saved_errno;
 }
 
-static void install_handler(void) {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_timer;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(g_signal, &action, NULL) != 0) g_handler_error = errno;
-}
+static void install_handler(void) { g_handler_error = agent_install_handler(g_signal, on_timer); }
 
-static int parse_options(const char *options, int *optional) {
-    *optional = 0;
-    if (options == NULL || *options == '\0') return 1;
-    char *copy = strdup(options);
-    if (copy == NULL) return 0;
-    int ok = 1;
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
-        if (strcmp(item, "optional") == 0) {
-            *optional = 1;
-        } else if (strcmp(item, "onload-request") == 0) {
-            g_onload_request = 1;
-        } else if (strncmp(item, "signal=", 7) == 0) {
-            char *end = NULL;
-            long value = strtol(item + 7, &end, 10);
-            if (*end != '\0' || value <= 0 || value >= NSIG) ok = 0;
-            else g_signal = (int)value;
-        } else {
-            fprintf(stderr, "requester: unknown option '%s'\n", item);
-            ok = 0;
-        }
+static int accept_option(const char *item) {
+    long value = 0;
+    if (strcmp(item, "optional") == 0) {
+        g_optional = 1;
+    } else if (strcmp(item, "onload-request") == 0) {
+        g_onload_request = 1;
+    } else if (strncmp(item, "signal=", 7) == 0 && agent_parse_long(item + 7, 1, NSIG - 1, &value)) {
+        g_signal = (int)value;
+    } else {
+        return 0;
     }
-    free(copy);
-    return ok;
+    return 1;
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
-    int optional = 0;
-    if (!parse_options(options, &optional)) {
+    if (!agent_parse_options("requester", options, accept_option)) {
         fprintf(stderr, "requester: malformed options '%s'\n", options);
         return JNI_ERR;
     }
@@ -140,7 +119,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         return JNI_ERR;
     }
     int complete = error == JVMTI_ERROR_NONE;
-    if (!complete && !optional) {
+    if (!complete && !g_optional) {
         fprintf(stderr, "requester: GetExtensionFunctions does not list %s (found request=%d enable=%d disable=%d)\n",
                 STACKREQ_ID_REQUEST_STACK_TRACE, g_request != NULL, g_enable != NULL, g_disable != NULL);
         return JNI_ERR;
@@ -153,8 +132,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 /* ---- JNI natives of io.stackreq.testapp.Requester (found by name in this agent library) ---- */
 
 static jint unavailable(JNIEnv *jni) {
-    jclass error = (*jni)->FindClass(jni, "java/lang/IllegalStateException");
-    if (error != NULL) (*jni)->ThrowNew(jni, error, "RequestStackTrace was not found by GetExtensionFunctions");
+    agent_throw_illegal_state(jni, "RequestStackTrace was not found by GetExtensionFunctions");
     return -1;
 }
 
@@ -202,7 +180,7 @@ JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_requestObject(JNIEnv *
 JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_currentTid(JNIEnv *jni, jclass cls) {
     (void)jni;
     (void)cls;
-    return (jint)current_tid();
+    return (jint)agent_current_tid();
 }
 
 /* Arms a timer on the calling thread's CPU clock; returns 0 or an errno value. */
@@ -212,7 +190,7 @@ JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_startTimer(JNIEnv *jni
     if (interval_us <= 0) return EINVAL;
     pthread_once(&g_handler_once, install_handler);
     if (g_handler_error != 0) return g_handler_error;
-    pid_t tid = current_tid();
+    pid_t tid = agent_current_tid();
     pthread_mutex_lock(&g_timers_lock);
     int result = 0;
     int found = 0;
@@ -268,14 +246,7 @@ static void on_other_signal(int sig, siginfo_t *info, void *ucontext) {
 static pthread_once_t g_other_once = PTHREAD_ONCE_INIT;
 static int g_other_error;
 
-static void install_other_handler(void) {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_other_signal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(SIGURG, &action, NULL) != 0) g_other_error = errno;
-}
+static void install_other_handler(void) { g_other_error = agent_install_handler(SIGURG, on_other_signal); }
 
 /* Sends SIGURG (handled by a no-op handler) to thread tid of this process: stands in for another
  * agent's signals, as JFR's sampler suspends threads with a signal. Returns 0 or an errno value. */
@@ -292,7 +263,7 @@ JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_poke(JNIEnv *jni, jcla
 JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_stopTimer(JNIEnv *jni, jclass cls) {
     (void)jni;
     (void)cls;
-    pid_t tid = current_tid();
+    pid_t tid = agent_current_tid();
     int result = ENOENT;
     pthread_mutex_lock(&g_timers_lock);
     for (int i = 0; i < g_timer_count; i++) {

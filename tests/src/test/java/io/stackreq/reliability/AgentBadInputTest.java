@@ -19,7 +19,6 @@ import java.util.stream.Stream;
 import io.stackreq.reliability.app.BadInputApp;
 import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.FileSinkApp;
-import io.stackreq.reliability.support.ChildJvm;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
 import io.stackreq.testapp.Report;
@@ -54,7 +53,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AgentBadInputTest {
     private static final String SAFE_STEPS = "nullEnv,object,deletedGlobal,weakLive,control";
     private static final Map<Jdk, Run> SAFE_RUNS = new ConcurrentHashMap<>();
-    private static final Map<String, ChildJvm.Result> SINK_RUNS = new ConcurrentHashMap<>();
+    private static final Map<String, JvmRun.Result> SINK_RUNS = new ConcurrentHashMap<>();
 
     @TempDir
     static Path shared;
@@ -64,7 +63,7 @@ class AgentBadInputTest {
     static Path readOnlyMount;
     static Path fullMount;
 
-    record Run(ChildJvm.Result result, Report report, Path recording) {
+    record Run(JvmRun.Result result, Report report, Path recording) {
     }
 
     @BeforeAll
@@ -99,11 +98,10 @@ class AgentBadInputTest {
     private static Run badInput(Jdk jdk, Path in, String name, String steps) throws IOException {
         Path recording = in.resolve(name + ".jfr");
         Path report = in.resolve(name + ".txt");
-        List<String> command = JvmRun.on(jdk, in).name(name).withoutRequester()
+        JvmRun.Result result = JvmRun.on(jdk, in).name(name).withoutRequester()
                 .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath(),
                         "-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .main(BadInputApp.class, "out=" + report, "steps=" + steps).command();
-        ChildJvm.Result result = ChildJvm.start(jdk, in, name, command, Duration.ofSeconds(60));
+                .main(BadInputApp.class, "out=" + report, "steps=" + steps).timeout(Duration.ofSeconds(60)).start();
         if (result.crashed() || result.exitCode() != 0) {
             String outcome = result.crashed() ? "crashed the JVM" : "exit code " + result.exitCode();
             fail("bad input (" + steps + ") " + outcome + "\n" + result);
@@ -237,7 +235,8 @@ class AgentBadInputTest {
         command.set(command.size() - 1, "-version");
         command.remove(command.size() - 2);
         command.remove(command.size() - 2);
-        ChildJvm.Result result = ChildJvm.start(jdk, dir, "options", command, Duration.ofSeconds(60));
+        JvmRun.Result result = JvmRun.command(jdk, dir, command).name("options").timeout(Duration.ofSeconds(60))
+                .start();
         List<String> lines = (result.stderr() + "\n" + result.stdout()).lines()
                 .filter(line -> line.startsWith("stackreq:") || line.startsWith("[stackreq]")).toList();
         assertTrue(result.exitCode() != 0 && !result.crashed(), () -> "the JVM ran or crashed with " + option + "\n"
@@ -252,7 +251,7 @@ class AgentBadInputTest {
         return Jdk.all().flatMap(jdk -> Stream.of("directory", "read-only", "full").map(c -> Arguments.of(jdk, c)));
     }
 
-    private ChildJvm.Result fileSink(Jdk jdk, String kind) {
+    private JvmRun.Result fileSink(Jdk jdk, String kind) {
         return SINK_RUNS.computeIfAbsent(jdk.feature() + "-" + kind, key -> {
             try {
                 Path work = Files.createDirectories(shared.resolve("sink-" + key));
@@ -274,14 +273,13 @@ class AgentBadInputTest {
                         }
                     }
                 }
-                List<String> command = JvmRun.on(jdk, work).name("sink").withoutRequester()
+                JvmRun.Result result = JvmRun.on(jdk, work).name("sink").withoutRequester()
                         .stackreqOptions("file=" + file)
                         .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath())
                         .main(FileSinkApp.class, "out=" + work.resolve("sink.txt"),
                                 // a full 64 KiB file system needs a chunk larger than that
                                 "requests=" + (kind.equals("full") ? 12_000 : 2_000), "hz=2000")
-                        .command();
-                ChildJvm.Result result = ChildJvm.start(jdk, work, "sink", command, Duration.ofSeconds(60), wrapper);
+                        .timeout(Duration.ofSeconds(60)).wrapper(wrapper).start();
                 if (fullMount != null && kind.equals("full")) {
                     Files.deleteIfExists(file);
                 }
@@ -295,7 +293,7 @@ class AgentBadInputTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("unwritableFiles")
     void unwritableFileGetsOneWarningLineAndTheJvmRunsOn(Jdk jdk, String kind) {
-        ChildJvm.Result result = fileSink(jdk, kind);
+        JvmRun.Result result = fileSink(jdk, kind);
         assertTrue(result.exitCode() == 0 && !result.crashed(), () -> "exit code " + result.exitCode() + "\n" + result);
         String reason = switch (kind) {
             case "directory" -> "Is a directory";
@@ -316,7 +314,7 @@ class AgentBadInputTest {
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void requestsAfterTheFileRecordingStoppedAreRefused(Jdk jdk) throws IOException {
-        ChildJvm.Result result = fileSink(jdk, "directory");
+        JvmRun.Result result = fileSink(jdk, "directory");
         Path work = shared.resolve("sink-" + jdk.feature() + "-directory");
         Report report = Report.read(work.resolve("sink.txt"));
         assertEquals(Chaos.NONE, report.getInt("enable2.rc"), () -> "Enable after Disable\n" + report);

@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.stackreq.reliability.app.CliFuzzApp;
-import io.stackreq.reliability.support.ChildJvm;
 import io.stackreq.reliability.support.CliRun;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.Seeds;
@@ -126,7 +125,7 @@ class CliBadInputTest {
                 out.write('\n');
             }
         }
-        ChildJvm.Result result = CliRun.child(jdk, dir, "large", List.of("-Xmx64m"), List.of(), "report", recording,
+        JvmRun.Result result = CliRun.child(jdk, dir, "large", List.of("-Xmx64m"), List.of(), "report", recording,
                 "--samples", large);
         Files.delete(large);
         if (result.exitCode() != 0) {
@@ -142,11 +141,13 @@ class CliBadInputTest {
         List<String> command = List.of(jdk.java().toString(), "-Xmx64m",
                 "-XX:ErrorFile=" + dir.resolve("fuzz-hs_err_pid%p.log"),
                 "-cp", JvmRun.testClasses().toAbsolutePath() + java.io.File.pathSeparator
+                        + CliRun.fixtureClasses().toAbsolutePath() + java.io.File.pathSeparator
                         + Reliability.cliJar().toAbsolutePath(),
                 CliFuzzApp.class.getName(), "recording=" + recording, "samples=" + samples,
                 "work=" + dir.resolve("fuzz"),
                 "out=" + report, "files=" + files, "seed=" + Long.getLong("stackreq.cli.fuzz.seed", 1));
-        ChildJvm.Result run = ChildJvm.run(jdk, dir, "fuzz", command, Duration.ofSeconds(180 + files));
+        JvmRun.Result run = JvmRun.command(jdk, dir, command).name("fuzz").timeout(Duration.ofSeconds(180 + files))
+                .run();
         Report outcome = Report.read(report);
         StringBuilder text = new StringBuilder();
         outcome.keys().forEach(key -> text.append(key).append('=').append(outcome.get(key)).append('\n'));

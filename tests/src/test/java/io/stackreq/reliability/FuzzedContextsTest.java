@@ -14,7 +14,6 @@ import java.util.TreeMap;
 import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.FuzzApp;
 import io.stackreq.reliability.support.ChaosResults;
-import io.stackreq.reliability.support.ChildJvm;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
@@ -129,16 +128,14 @@ class FuzzedContextsTest {
         Path reportFile = dir.resolve("fuzz.txt");
         Path results = dir.resolve("fuzz-results");
         int capacity = (int) (requests + 200_000);
-        List<String> command = JvmRun.on(jdk, dir).name("fuzz").withoutRequester()
+        JvmRun.Result run = JvmRun.on(jdk, dir).name("fuzz").withoutRequester()
                 .stackreqOptions("ring=65536")
                 .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=ids=" + capacity + ","
                         + chaosOptions, "-Xmx256m", "-XX:StartFlightRecording=filename=" + recording
                                 + ",+jdk.StackTraceRequest#enabled=true")
                 .main(FuzzApp.class, "out=" + reportFile, "results=" + results, "requests=" + requests,
                         "perSignal=" + perSignal, "hz=" + Math.max(1, 32_000 / perSignal))
-                .command();
-        ChildJvm.Result run = ChildJvm.start(jdk, dir, "fuzz", command,
-                Duration.ofSeconds(120 + requests / 1000));
+                .timeout(Duration.ofSeconds(120 + requests / 1000)).start();
         if (run.crashed() || run.exitCode() != 0) {
             fail("fuzzed requests (" + chaosOptions + ") " + (run.crashed() ? "crashed the JVM"
                     : "ended the JVM with exit code " + run.exitCode()) + "\n" + run);

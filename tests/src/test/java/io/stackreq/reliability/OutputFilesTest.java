@@ -21,7 +21,6 @@ import java.util.stream.Stream;
 
 import io.stackreq.reliability.app.FileSinkApp;
 import io.stackreq.reliability.app.Spin;
-import io.stackreq.reliability.support.ChildJvm;
 import io.stackreq.reliability.support.CliRun;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.Seeds;
@@ -119,7 +118,7 @@ class OutputFilesTest {
     void cliOutputsAreNotWorldWritableUnderUmask000() throws IOException {
         Jdk jdk = Jdk.all().findFirst().orElseThrow();
         Path out = dir.resolve("new/profile");
-        ChildJvm.Result profile = CliRun.child(jdk, dir, "profile", List.of(), UMASK_000, "profile",
+        JvmRun.Result profile = CliRun.child(jdk, dir, "profile", List.of(), UMASK_000, "profile",
                 "--java", jdk.java(),
                 "--agent-dir", Reliability.nativeDir().toAbsolutePath(), "-o", out, "--", "-cp",
                 JvmRun.testClasses().toAbsolutePath(), Spin.class.getName(), "seconds=0.3");
@@ -131,7 +130,7 @@ class OutputFilesTest {
         }
         Path existing = Files.writeString(dir.resolve("existing.txt"), "old");
         Files.setPosixFilePermissions(existing, PosixFilePermissions.fromString("rw-rw-rw-"));
-        ChildJvm.Result collapsed = CliRun.child(jdk, dir, "collapsed", List.of(), UMASK_000, "collapsed",
+        JvmRun.Result collapsed = CliRun.child(jdk, dir, "collapsed", List.of(), UMASK_000, "collapsed",
                 out.resolve("recording.jfr"), "-o", existing);
         assertEquals(0, collapsed.exitCode(), () -> collapsed.toString());
         assertNotWorldWritable(existing);
@@ -170,11 +169,11 @@ class OutputFilesTest {
                         options = "file=" + existing;
                     }
                 }
-                List<String> command = JvmRun.on(jdk, work).name("agent").withoutRequester().stackreqOptions(options)
+                JvmRun.Result result = JvmRun.on(jdk, work).name("agent").withoutRequester()
+                        .stackreqOptions(options)
                         .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath())
                         .main(FileSinkApp.class, "out=" + work.resolve("sink.txt"), "requests=400", "hz=1000")
-                        .command();
-                ChildJvm.Result result = ChildJvm.start(jdk, work, "agent", command, Duration.ofSeconds(60), wrapper);
+                        .timeout(Duration.ofSeconds(60)).wrapper(wrapper).start();
                 assertTrue(result.exitCode() == 0 && !result.crashed() && Files.exists(work.resolve("sink.txt")),
                         () -> "the JVM did not run to its end\n" + result);
                 return work;
@@ -198,8 +197,7 @@ class OutputFilesTest {
         if (perfOptions != null) {
             run.flags("-agentpath:" + Reliability.perfAgentLibrary().toAbsolutePath() + "=" + perfOptions + link);
         }
-        ChildJvm.Result result = ChildJvm.start(jdk, dir, name, run.main(Spin.class, "seconds=0.2").command(),
-                Duration.ofSeconds(60));
+        JvmRun.Result result = run.main(Spin.class, "seconds=0.2").timeout(Duration.ofSeconds(60)).start();
         assertFalse(result.crashed(), () -> result.toString());
         assertUntouched(target, link);
     }

@@ -13,7 +13,6 @@ import java.util.Set;
 import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.ShutdownApp;
 import io.stackreq.reliability.support.ChaosResults;
-import io.stackreq.reliability.support.ChildJvm;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
@@ -46,7 +45,7 @@ class ShutdownTest {
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void systemExitWhileRequestsAreInFlightWithAJfrRecording(Jdk jdk) throws Exception {
         Path recording = dir.resolve("exit.jfr");
-        ChildJvm.Result run = endOfJvm(jdk, "exit", "", "-XX:StartFlightRecording=filename=" + recording
+        JvmRun.Result run = endOfJvm(jdk, "exit", "", "-XX:StartFlightRecording=filename=" + recording
                 + ",+jdk.StackTraceRequest#enabled=true");
         assertEndedCleanly(run, recording, Set.of(Chaos.NONE, Chaos.OUT_OF_MEMORY, Chaos.NOT_AVAILABLE,
                 Chaos.WRONG_PHASE));
@@ -56,7 +55,7 @@ class ShutdownTest {
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void endOfMainWhileRequestsAreInFlightWithFileMode(Jdk jdk) throws Exception {
         Path file = dir.resolve("return.jfr");
-        ChildJvm.Result run = endOfJvm(jdk, "return", "file=" + file);
+        JvmRun.Result run = endOfJvm(jdk, "return", "file=" + file);
         assertEndedCleanly(run, file, Set.of(Chaos.NONE, Chaos.OUT_OF_MEMORY, Chaos.WRONG_PHASE));
     }
 
@@ -66,11 +65,10 @@ class ShutdownTest {
         Path file = dir.resolve("disable.jfr");
         Path reportFile = dir.resolve("disable.txt");
         Path results = dir.resolve("disable-results");
-        List<String> command = JvmRun.on(jdk, dir).name("disable").withoutRequester().stackreqOptions("file=" + file)
+        JvmRun.Result run = JvmRun.on(jdk, dir).name("disable").withoutRequester().stackreqOptions("file=" + file)
                 .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=signal=40")
                 .main(ShutdownApp.class, "mode=disable", "out=" + reportFile, "file=" + file, "results=" + results)
-                .command();
-        ChildJvm.Result run = ChildJvm.run(jdk, dir, "disable", command, Duration.ofSeconds(60));
+                .timeout(Duration.ofSeconds(60)).run();
         Report report = Report.read(reportFile);
         ChaosResults chaos = ChaosResults.read(results);
         List<String> problems = new ArrayList<>();
@@ -113,18 +111,18 @@ class ShutdownTest {
         }
     }
 
-    private ChildJvm.Result endOfJvm(Jdk jdk, String mode, String stackreqOptions, String... flags) throws Exception {
+    private JvmRun.Result endOfJvm(Jdk jdk, String mode, String stackreqOptions, String... flags) throws Exception {
         List<String> all = new ArrayList<>();
         all.add("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=signal=40,keepfiring,death="
                 + DEATH_REQUESTS + ",out=" + dir.resolve(mode + "-results"));
         all.addAll(List.of(flags));
-        List<String> command = JvmRun.on(jdk, dir).name(mode).withoutRequester().stackreqOptions(stackreqOptions)
+        return JvmRun.on(jdk, dir).name(mode).withoutRequester().stackreqOptions(stackreqOptions)
                 .flags(all.toArray(String[]::new))
-                .main(ShutdownApp.class, "mode=" + mode, "out=" + dir.resolve(mode + ".txt")).command();
-        return ChildJvm.run(jdk, dir, mode, command, Duration.ofSeconds(60));
+                .main(ShutdownApp.class, "mode=" + mode, "out=" + dir.resolve(mode + ".txt"))
+                .timeout(Duration.ofSeconds(60)).run();
     }
 
-    private void assertEndedCleanly(ChildJvm.Result run, Path file, Set<Integer> allowed) throws Exception {
+    private void assertEndedCleanly(JvmRun.Result run, Path file, Set<Integer> allowed) throws Exception {
         String mode = file.getFileName().toString().replace(".jfr", "");
         ChaosResults chaos = ChaosResults.read(dir.resolve(mode + "-results"));
         List<String> problems = new ArrayList<>();

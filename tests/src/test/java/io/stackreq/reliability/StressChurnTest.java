@@ -17,7 +17,6 @@ import java.util.Set;
 import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.ChurnApp;
 import io.stackreq.reliability.support.ChaosResults;
-import io.stackreq.reliability.support.ChildJvm;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
@@ -70,14 +69,13 @@ class StressChurnTest {
         int capacity = seconds * 10_000 + 1_000_000;
         String jfr = "-XX:StartFlightRecording=filename=" + recording + ",+jdk.Deoptimization#enabled=true"
                 + (fileMode ? "" : ",+jdk.StackTraceRequest#enabled=true");
-        List<String> command = JvmRun.on(jdk, dir).name("stress").withoutRequester()
+        JvmRun.Result run = JvmRun.on(jdk, dir).name("stress").withoutRequester()
                 .stackreqOptions("ring=16384" + (fileMode ? ",file=" + requests : ""))
                 .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=ids=" + capacity
                                 + ",signal=" + REALTIME_SIGNAL, "-Xmx128m", jfr)
                 .main(ChurnApp.class, "out=" + reportFile, "results=" + results, "threads=" + threads,
                         "seconds=" + seconds)
-                .command();
-        ChildJvm.Result run = ChildJvm.start(jdk, dir, "stress", command, Duration.ofSeconds(2L * seconds + 180));
+                .timeout(Duration.ofSeconds(2L * seconds + 180)).start();
         if (run.crashed() || run.exitCode() != 0) {
             fail("stress " + (run.crashed() ? "crashed the JVM" : "ended with exit code " + run.exitCode()) + "\n"
                     + run);

@@ -4,14 +4,14 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** {@code key=value} command line arguments of the workload apps. */
-final class Args {
+/** {@code key=value} command line arguments of every app the tests run in a child JVM. */
+public final class Args {
     private final Map<String, String> values = new LinkedHashMap<>();
 
     private Args() {
     }
 
-    static Args parse(String[] args) {
+    public static Args parse(String[] args) {
         Args parsed = new Args();
         for (String arg : args) {
             int eq = arg.indexOf('=');
@@ -23,11 +23,11 @@ final class Args {
         return parsed;
     }
 
-    boolean has(String key) {
+    public boolean has(String key) {
         return values.containsKey(key);
     }
 
-    String get(String key) {
+    public String get(String key) {
         String value = values.get(key);
         if (value == null) {
             throw new IllegalArgumentException("missing argument " + key + "=");
@@ -35,19 +35,27 @@ final class Args {
         return value;
     }
 
-    int getInt(String key, int otherwise) {
+    public String get(String key, String otherwise) {
+        return has(key) ? get(key) : otherwise;
+    }
+
+    public int getInt(String key, int otherwise) {
         return has(key) ? Integer.parseInt(get(key)) : otherwise;
     }
 
-    double getDouble(String key, double otherwise) {
+    public long getLong(String key, long otherwise) {
+        return has(key) ? Long.parseLong(get(key)) : otherwise;
+    }
+
+    public double getDouble(String key, double otherwise) {
         return has(key) ? Double.parseDouble(get(key)) : otherwise;
     }
 
-    boolean getBoolean(String key, boolean otherwise) {
+    public boolean getBoolean(String key, boolean otherwise) {
         return has(key) ? Boolean.parseBoolean(get(key)) : otherwise;
     }
 
-    Path path(String key) {
+    public Path path(String key) {
         return Path.of(get(key));
     }
 }

@@ -27,7 +27,7 @@ class AgentOptionsTest {
 
     /** Lines the agent printed: "stackreq: ..." (errors) or "[stackreq] ..." (log). */
     private static List<String> stackreqLines(JvmRun.Result result) {
-        return (result.stderr + "\n" + result.stdout).lines()
+        return (result.stderr() + "\n" + result.stdout()).lines()
                 .filter(line -> line.startsWith("stackreq:") || line.startsWith("[stackreq]")).toList();
     }
 
@@ -40,7 +40,7 @@ class AgentOptionsTest {
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void unknownOptionStopsTheJvmWithOneLineNamingIt(Jdk jdk) {
         JvmRun.Result result = runWith(jdk, "bogus=1");
-        assertNotEquals(0, result.exitCode, () -> "the JVM ran with an unknown option\n" + result);
+        assertNotEquals(0, result.exitCode(), () -> "the JVM ran with an unknown option\n" + result);
         List<String> lines = stackreqLines(result);
         assertEquals(1, lines.size(), () -> "one line from stackreq expected\n" + result);
         assertTrue(lines.get(0).contains("bogus"), () -> "the line does not name the option\n" + result);
@@ -50,7 +50,7 @@ class AgentOptionsTest {
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void malformedOptionStopsTheJvmWithOneLineNamingIt(Jdk jdk) {
         JvmRun.Result result = runWith(jdk, "ring=lots");
-        assertNotEquals(0, result.exitCode, () -> "the JVM ran with ring=lots\n" + result);
+        assertNotEquals(0, result.exitCode(), () -> "the JVM ran with ring=lots\n" + result);
         List<String> lines = stackreqLines(result);
         assertEquals(1, lines.size(), () -> "one line from stackreq expected\n" + result);
         assertTrue(lines.get(0).contains("ring=lots"), () -> "the line does not name the option\n" + result);

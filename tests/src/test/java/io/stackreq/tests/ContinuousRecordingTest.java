@@ -200,7 +200,7 @@ class ContinuousRecordingTest {
                         "-XX:StartFlightRecording=name=cont,+jdk.StackTraceRequest#enabled=true")
                 .main(ContinuousApp.class, "out=" + out, "dir=" + dir, "scenario=kill")
                 .timeout(Duration.ofSeconds(120)).start();
-        assertEquals(137, result.exitCode, () -> "expected death by SIGKILL\n" + result);
+        assertEquals(137, result.exitCode(), () -> "expected death by SIGKILL\n" + result);
         Report report = Report.read(out);
         List<Path> files;
         try (Stream<Path> walk = Files.walk(repository)) {
@@ -246,7 +246,8 @@ class ContinuousRecordingTest {
         JvmRun.Result result = JvmRun.on(jdk, dir).stackreqOptions("continuous=off")
                 .main(io.stackreq.testapp.BusyThreads.class, "out=" + out, "threads=2", "seconds=1.5",
                         "recordTo=" + recording).run();
-        List<String> said = result.stderr.lines().filter(l -> l.contains("continuous recordings unavailable")).toList();
+        List<String> said = result.stderr().lines().filter(l -> l.contains("continuous recordings unavailable"))
+                .toList();
         assertEquals(1, said.size(), () -> "one line saying the hook is off\n" + result);
         assertTrue(said.get(0).contains("continuous=off"), said.get(0));
         Report report = Report.read(out);

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.stackreq.tests.support.JvmRun;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,12 +26,13 @@ class DemoScriptTest {
 
     @Test
     void demoRunsEndToEndAndWritesTheFilesItNames() throws IOException {
-        Path root = Processes.root();
+        Path root = JvmRun.root();
         Path script = root.resolve("stackreq");
         assertTrue(Files.isExecutable(script), script + " is not executable");
-        Path workDir = Processes.targetDir().resolve("e2e-cli").resolve("demo");
-        Processes.Result result = Processes.run(workDir, "demo", Duration.ofSeconds(180),
-                List.of("bash", "-c", "cd \"$1\" && exec ./stackreq demo", "demo", root.toString()));
+        Path workDir = JvmRun.targetDir().resolve("e2e-cli").resolve("demo");
+        JvmRun.Result result = JvmRun.command(null, workDir,
+                List.of("bash", "-c", "cd \"$1\" && exec ./stackreq demo", "demo", root.toString()))
+                .name("demo").timeout(Duration.ofSeconds(180)).start();
         assertEquals(0, result.exitCode(), () -> "./stackreq demo failed\n" + result);
         List<String> out = result.stdout().lines().toList();
         assertTrue(out.stream().anyMatch(l -> l.startsWith("stackreq demo:")), () -> "no demo banner\n" + result);

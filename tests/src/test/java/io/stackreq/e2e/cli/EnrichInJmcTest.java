@@ -13,6 +13,7 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.openjdk.jmc.common.IMCFrame;
@@ -54,9 +55,9 @@ class EnrichInJmcTest {
     void enrichedRecordingLoadsInJmcWithStacksAndCounters(Jdk jdk) {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         Path enriched = run.workDir().resolve("enriched.jfr");
-        Processes.Result result = Processes.cli(run.workDir(), "enrich", Duration.ofSeconds(120), List.of("enrich",
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), run.workDir(), List.of("enrich",
                 run.file("recording.jfr").toString(), "--samples", run.file("samples.jsonl").toString(), "-o",
-                enriched.toString()));
+                enriched.toString())).name("enrich").timeout(Duration.ofSeconds(120)).start();
         assertEquals(0, result.exitCode(), () -> "enrich failed\n" + result);
         JsonNode byTime = run.report();
         JsonNode byFaults = run.report("--metric", "page-faults", "--top", "0");

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 
 
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,7 +59,7 @@ class FlameGraphBrowserTest {
         Path page = dir.resolve("broken.html");
         Files.writeString(page, "<!DOCTYPE html><html><body><script>console.error('probe-error');"
                 + "undefinedFunction();</script></body></html>");
-        Processes.Result result = chromium("probe", List.of("--dump-dom"), page.toUri().toString());
+        JvmRun.Result result = chromium("probe", List.of("--dump-dom"), page.toUri().toString());
         List<String> console = consoleLines(result);
         assertEquals(2, console.size(), () -> "console lines " + console + "\n" + result);
         assertTrue(console.get(0).contains("probe-error"), () -> console.toString());
@@ -70,7 +71,7 @@ class FlameGraphBrowserTest {
     void flameGraphShowsTheHotMethodAsWideAsItsShareWithoutConsoleErrors(Jdk jdk) {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         double totalPct = Profiles.entry(run.report(), Profiles.METHOD_A).path("totalPct").asDouble();
-        Processes.Result result = chromium("dom", List.of("--dump-dom"), run.file("flame.html").toUri().toString());
+        JvmRun.Result result = chromium("dom", List.of("--dump-dom"), run.file("flame.html").toUri().toString());
         assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
         assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
         String dom = result.stdout();
@@ -93,7 +94,7 @@ class FlameGraphBrowserTest {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         double totalPct = Profiles.entry(run.report(), Profiles.METHOD_A).path("totalPct").asDouble();
         String url = run.file("flame.html").toUri() + "?search=" + SEARCH;
-        Processes.Result result = chromium("search", List.of("--dump-dom"), url);
+        JvmRun.Result result = chromium("search", List.of("--dump-dom"), url);
         assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
         assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
         String dom = result.stdout();
@@ -115,11 +116,11 @@ class FlameGraphBrowserTest {
                 jdk, matches.size(), matchedPct, totalPct);
         assertEquals(totalPct, matchedPct, 0.02, "the page's matched share is not methodA's total in the report");
 
-        Path png = Processes.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature())
+        Path png = JvmRun.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature())
                 .resolve("flame-search-methodA.png");
         Files.createDirectories(png.getParent());
         Files.deleteIfExists(png);
-        Processes.Result shot = chromium("screenshot", List.of("--screenshot=" + png, "--hide-scrollbars"), url);
+        JvmRun.Result shot = chromium("screenshot", List.of("--screenshot=" + png, "--hide-scrollbars"), url);
         assertEquals(0, shot.exitCode(), () -> "chromium --screenshot failed\n" + shot);
         assertEquals(List.of(), consoleLines(shot), () -> "console messages\n" + shot.stderr());
         byte[] bytes = Files.readAllBytes(png);
@@ -127,7 +128,7 @@ class FlameGraphBrowserTest {
                 () -> png + " is not a PNG screenshot (" + bytes.length + " bytes)");
     }
 
-    private Processes.Result chromium(String name, List<String> action, String url) {
+    private JvmRun.Result chromium(String name, List<String> action, String url) {
         if (!Files.isExecutable(CHROMIUM)) {
             fail(CHROMIUM + " is missing: run tests/run, which installs Debian's chromium for this test");
         }
@@ -137,11 +138,11 @@ class FlameGraphBrowserTest {
                 "--enable-logging=stderr", "--v=0", "--window-size=1400,900"));
         command.addAll(action);
         command.add(url);
-        return Processes.run(dir, "chromium-" + name, Duration.ofSeconds(90), command);
+        return JvmRun.command(null, dir, command).name("chromium-" + name).timeout(Duration.ofSeconds(90)).start();
     }
 
     /** What the page logged: Chromium writes every console message and uncaught error as a CONSOLE line. */
-    private static List<String> consoleLines(Processes.Result result) {
+    private static List<String> consoleLines(JvmRun.Result result) {
         return result.stderr().lines().filter(line -> line.contains(":CONSOLE")).toList();
     }
 

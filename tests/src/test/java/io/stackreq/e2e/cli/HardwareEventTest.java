@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -21,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Issue 3, acceptance 3: on this machine (no hardware PMU) {@code profile -e cache-misses} fails:
  * exit code non-zero, and the perf agent's one line names the event and the errno (ENOENT),
  * with no Java stack trace. The perf_event_attr setup of every event is unit-tested natively
- * ({@code jvmti-ext/test/perf_events_test.cpp}).
+ * ({@code jvmti-ext/perf-agent/test/perf_events_test.cpp}).
  */
 class HardwareEventTest {
     @TempDir
@@ -46,8 +47,9 @@ class HardwareEventTest {
         List<String> args = new ArrayList<>(List.of("profile"));
         args.addAll(eventOptions);
         args.addAll(List.of("-o", out.toString(), "--java", jdk.java().toString(), "--", "-cp",
-                Processes.cliJar().toString(), Profiles.TWO_PHASE, "1"));
-        Processes.Result result = Processes.cli(dir, "profile", Duration.ofSeconds(60), args);
+                JvmRun.cliJar().toString(), Profiles.TWO_PHASE, "1"));
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), dir, args).name("profile").timeout(Duration.ofSeconds(60))
+                .start();
         String context = jdk + "\n" + result;
         assertNotEquals(0, result.exitCode(), () -> "profile of a HW event succeeded\n" + context);
         List<String> agentLines = result.lines().stream().filter(line -> line.startsWith("stackreq-perf:")).toList();

@@ -17,8 +17,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.stackreq.fixtures.FixtureFrame;
+import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
@@ -37,32 +40,30 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class NativeShapedRecordingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final long T0 = 1_700_000_000_000_000_000L;
+    private static final long T0 = FixtureRecording.START_EPOCH_NANOS;
 
     @TempDir
     Path dir;
 
-    private static NativeShapedRecording.Frame frame(String qualified, int line, String type) {
+    private static FixtureFrame frame(String qualified, int line, String type) {
         int dot = qualified.lastIndexOf('.');
-        return new NativeShapedRecording.Frame(qualified.substring(0, dot), qualified.substring(dot + 1), "()V", line,
-                line * 2, type);
+        return new FixtureFrame(qualified.substring(0, dot), qualified.substring(dot + 1), line, type);
     }
 
     @Test
     void handMadeNativeRecordingIsJoinedWithItsSamples() throws IOException {
-        List<NativeShapedRecording.Frame> hot = List.of(frame("app.Hot.spin", 12, "JIT compiled"),
-                frame("app.Main.main", 5, "Interpreted"));
-        List<NativeShapedRecording.Frame> cold = List.of(frame("app.Cold.touch", 20, "Inlined"),
-                frame("app.Main.main", 6, "Interpreted"));
-        NativeShapedRecording recording = new NativeShapedRecording();
+        FixtureFrame[] hot = {frame("app.Hot.spin", 12, "JIT compiled"), frame("app.Main.main", 5, "Interpreted")};
+        FixtureFrame[] cold = {frame("app.Cold.touch", 20, "Inlined"), frame("app.Main.main", 6, "Interpreted")};
+        // At userData ms after T0, on OS threads 1001 (main) and 1020 (worker).
+        FixtureRecording recording = new FixtureRecording();
         for (long id = 1; id <= 6; id++) {
-            recording.add(event(id, "main", 1001, false, false, hot));
+            recording.event(id, "main", 1, false, false, hot);
         }
-        recording.add(event(7, "worker", 1020, false, false, cold));
-        recording.add(event(8, "worker", 1020, false, false, cold));
-        recording.add(event(9, "main", 1001, false, true, cold));     // taken at a safepoint
-        recording.add(event(10, "main", 1001, true, false, List.of())); // no stack could be taken
-        recording.add(event(13, "main", 1001, false, false, hot));    // no sample refers to it
+        recording.event(7, "worker", 20, false, false, cold);
+        recording.event(8, "worker", 20, false, false, cold);
+        recording.event(9, "main", 1, false, true, cold);  // taken at a safepoint
+        recording.event(10, "main", 1, true, false);       // no stack could be taken
+        recording.event(13, "main", 1, false, false, hot); // no sample refers to it
         Path jfr = recording.write(dir.resolve("native.jfr"));
 
         List<String> samples = new ArrayList<>();
@@ -148,9 +149,13 @@ class NativeShapedRecordingTest {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         Path own = run.file("recording.jfr");
         Path samples = run.file("samples.jsonl");
-        NativeShapedRecording rewritten = new NativeShapedRecording();
-        for (RecordedEvent event : JfrFile.requests(own)) {
-            rewritten.add(copy(event));
+        List<RecordedEvent> requests = JfrFile.requests(own);
+        // The chunk starts at the first event, so every event keeps its time to the nanosecond.
+        long start = requests.stream().mapToLong(event -> epochNanos(event.getStartTime())).min()
+                .orElse(FixtureRecording.START_EPOCH_NANOS);
+        FixtureRecording rewritten = new FixtureRecording().startingAt(start);
+        for (RecordedEvent event : requests) {
+            rewritten.add(copy(event, start));
         }
         Path shaped = rewritten.write(dir.resolve("jdk-shaped.jfr"));
 
@@ -167,7 +172,7 @@ class NativeShapedRecordingTest {
                 + "stackreq's:\n" + expectedReport.toPrettyString() + "\nJDK-shaped:\n"
                 + actualReport.toPrettyString());
         System.out.printf("%s: %d events of stackreq's recording rewritten in the JDK's shape report the same%n", jdk,
-                rewritten.size());
+                requests.size());
 
         Map<Long, JsonNode> expected = join(own, samples);
         Map<Long, JsonNode> actual = join(shaped, samples);
@@ -182,30 +187,27 @@ class NativeShapedRecordingTest {
         }
     }
 
-    private static NativeShapedRecording.Event copy(RecordedEvent event) {
-        Instant start = event.getStartTime();
+    private static FixtureRecording.Event copy(RecordedEvent event, long chunkStartEpochNanos) {
         RecordedThread thread = event.getThread();
         String name = thread.getJavaName() != null ? thread.getJavaName() : thread.getOSName();
-        List<NativeShapedRecording.Frame> frames = new ArrayList<>();
+        List<FixtureFrame> frames = new ArrayList<>();
         if (event.getStackTrace() != null) {
             for (RecordedFrame frame : event.getStackTrace().getFrames()) {
                 RecordedMethod method = frame.getMethod();
                 if (method == null || method.getType() == null) {
                     throw new AssertionError("a frame without method or class in " + JfrFile.describe(event));
                 }
-                frames.add(new NativeShapedRecording.Frame(method.getType().getName(), method.getName(),
-                        method.getDescriptor(), frame.getLineNumber(), frame.getBytecodeIndex(), frame.getType()));
+                frames.add(new FixtureFrame(method.getType().getName(), method.getName(), method.getDescriptor(),
+                        frame.getLineNumber(), frame.getBytecodeIndex(), frame.getType()));
             }
         }
-        return new NativeShapedRecording.Event(event.getLong("userData"),
-                start.getEpochSecond() * 1_000_000_000L + start.getNano(), name, thread.getOSThreadId(),
-                event.getBoolean("failed"), event.getBoolean("biased"), frames);
+        return new FixtureRecording.Event(event.getLong("userData"), name, thread.getOSThreadId(),
+                event.getBoolean("failed"), event.getBoolean("biased"),
+                epochNanos(event.getStartTime()) - chunkStartEpochNanos, frames.isEmpty() ? null : frames);
     }
 
-    private static NativeShapedRecording.Event event(long userData, String thread, long tid, boolean failed,
-            boolean biased, List<NativeShapedRecording.Frame> frames) {
-        return new NativeShapedRecording.Event(userData, T0 + userData * 1_000_000, thread, tid, failed, biased,
-                frames);
+    private static long epochNanos(Instant time) {
+        return time.getEpochSecond() * 1_000_000_000L + time.getNano();
     }
 
     private static String sample(long userData, long tid, long clock, long faults, int error) {
@@ -218,8 +220,8 @@ class NativeShapedRecordingTest {
         List<String> args = new ArrayList<>(List.of("report", recording.toString(), "--samples", samples.toString(),
                 "--format", "json"));
         args.addAll(List.of(options));
-        Processes.Result result = Processes.cli(dir, "report-" + recording.getFileName(),
-                Duration.ofSeconds(120), args);
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), dir, args).name("report-" + recording.getFileName())
+                .timeout(Duration.ofSeconds(120)).start();
         assertEquals(0, result.exitCode(), () -> "report failed\n" + result);
         return JSON.readTree(result.stdout());
     }
@@ -227,8 +229,9 @@ class NativeShapedRecordingTest {
     /** {@code join REC --samples S -o FILE}, by userData. */
     private Map<Long, JsonNode> join(Path recording, Path samples) throws IOException {
         Path out = dir.resolve(recording.getFileName() + ".joined.jsonl");
-        Processes.Result result = Processes.cli(dir, "join-" + recording.getFileName(), Duration.ofSeconds(120),
-                List.of("join", recording.toString(), "--samples", samples.toString(), "-o", out.toString()));
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), dir,
+                List.of("join", recording.toString(), "--samples", samples.toString(), "-o", out.toString()))
+                .name("join-" + recording.getFileName()).timeout(Duration.ofSeconds(120)).start();
         assertEquals(0, result.exitCode(), () -> "join failed\n" + result);
         Map<Long, JsonNode> byUserData = new HashMap<>();
         for (String line : Files.readAllLines(out)) {

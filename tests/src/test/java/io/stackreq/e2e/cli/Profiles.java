@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
 
 /**
  * {@code stackreq profile} runs of the bundled workloads, one per JDK and workload, shared by the
@@ -42,7 +43,7 @@ final class Profiles {
     }
 
     /** One finished {@code profile} run: its directory (work dir of the CLI) and what the CLI printed. */
-    record Profiled(Jdk jdk, Path workDir, Path out, Processes.Result result) {
+    record Profiled(Jdk jdk, Path workDir, Path out, JvmRun.Result result) {
         Path file(String name) {
             return out.resolve(name);
         }
@@ -67,8 +68,8 @@ final class Profiles {
             List<String> args = new ArrayList<>(List.of("report", file("recording.jfr").toString(), "--samples",
                     file("samples.jsonl").toString(), "--format", "json"));
             args.addAll(List.of(extra));
-            Processes.Result report = Processes.cli(workDir, "report" + String.join("", extra).replace('-', '_'),
-                    Duration.ofSeconds(120), args);
+            JvmRun.Result report = JvmRun.cli(Jdk.current(), workDir, args)
+                    .name("report" + String.join("", extra).replace('-', '_')).timeout(Duration.ofSeconds(120)).start();
             assertEquals(0, report.exitCode(), () -> "report failed\n" + report);
             try {
                 return JSON.readTree(report.stdout());
@@ -99,14 +100,15 @@ final class Profiles {
         if (cached != null) {
             return succeeded(cached);
         }
-        Path workDir = Processes.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve(name);
+        Path workDir = JvmRun.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve(name);
         Path out = workDir.resolve("out");
         deleteTree(workDir);
         List<String> args = new ArrayList<>(List.of("profile"));
         args.addAll(options);
         args.addAll(List.of("-o", out.toString(), "--java", jdk.java().toString(), "--", "-cp",
-                Processes.cliJar().toString(), mainClass, seconds));
-        Processes.Result result = Processes.cli(workDir, "profile", Duration.ofSeconds(120), args);
+                JvmRun.cliJar().toString(), mainClass, seconds));
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), workDir, args).name("profile")
+                .timeout(Duration.ofSeconds(120)).start();
         Profiled run = new Profiled(jdk, workDir, out, result);
         // Kept even when it failed: the next test that needs it fails at once instead of rerunning it.
         RUNS.put(key, run);

@@ -2,6 +2,7 @@ package io.stackreq.reliability.app;
 
 import java.util.concurrent.locks.LockSupport;
 
+import io.stackreq.testapp.Args;
 import io.stackreq.testapp.Report;
 
 /**
@@ -31,7 +32,7 @@ public final class BadInputApp {
     private static java.nio.file.Path out;
 
     public static void main(String[] args) throws Exception {
-        AppArgs a = AppArgs.parse(args);
+        Args a = Args.parse(args);
         selected = a.get("steps", "").split(",");
         out = a.path("out");
         Report report = new Report();

@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.stackreq.testapp.Args;
 import io.stackreq.testapp.Report;
 
 /**
@@ -33,7 +34,7 @@ public final class ChurnApp {
     }
 
     public static void main(String[] args) throws Exception {
-        AppArgs a = AppArgs.parse(args);
+        Args a = Args.parse(args);
         long nanos = (long) (a.getDouble("seconds", 60) * 1e9);
         int churn = a.getInt("churn", 4);
         Report report = new Report();

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.stackreq.reliability.support.CliRun;
+import io.stackreq.testapp.Args;
 import io.stackreq.testapp.Report;
 
 /**
@@ -67,7 +68,7 @@ public final class CliFuzzApp {
     }
 
     public static void main(String[] args) throws Exception {
-        AppArgs a = AppArgs.parse(args);
+        Args a = Args.parse(args);
         CliFuzzApp fuzz = new CliFuzzApp(a.path("recording"), a.path("samples"), a.path("work"));
         Files.createDirectories(fuzz.work);
         long started = System.nanoTime();

@@ -3,6 +3,7 @@ package io.stackreq.reliability.app;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.stackreq.testapp.Args;
 import io.stackreq.testapp.Report;
 
 /**
@@ -20,7 +21,7 @@ public final class FileSinkApp {
     }
 
     public static void main(String[] args) throws Exception {
-        AppArgs a = AppArgs.parse(args);
+        Args a = Args.parse(args);
         Report report = new Report();
         report.put("enable.rc", Chaos.enable());
         AtomicBoolean running = new AtomicBoolean(true);

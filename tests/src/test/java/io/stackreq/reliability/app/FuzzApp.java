@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.stackreq.testapp.Args;
 import io.stackreq.testapp.Report;
 
 /**
@@ -24,7 +25,7 @@ public final class FuzzApp {
     }
 
     public static void main(String[] args) throws Exception {
-        AppArgs a = AppArgs.parse(args);
+        Args a = Args.parse(args);
         long requests = a.getLong("requests", 50_000);
         int threadCount = a.getInt("threads", 5);
         Report report = new Report();

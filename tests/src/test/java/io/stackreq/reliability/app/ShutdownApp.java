@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.stackreq.testapp.Args;
 import io.stackreq.testapp.Report;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -38,7 +39,7 @@ public final class ShutdownApp {
     }
 
     public static void main(String[] args) throws Exception {
-        AppArgs a = AppArgs.parse(args);
+        Args a = Args.parse(args);
         String mode = a.get("mode");
         Report report = new Report();
         report.put("enable.rc", Chaos.enable());
@@ -74,7 +75,7 @@ public final class ShutdownApp {
         }
     }
 
-    private static void disableMidFlight(AppArgs a, Report report) throws Exception {
+    private static void disableMidFlight(Args a, Report report) throws Exception {
         long before = Chaos.issued();
         int rc = Chaos.disable();
         long after = Chaos.issued();

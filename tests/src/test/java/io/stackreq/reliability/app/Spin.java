@@ -3,6 +3,8 @@ package io.stackreq.reliability.app;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.stackreq.testapp.Args;
+
 /**
  * A small workload for {@code stackreq profile}: two threads compute and allocate for
  * {@code seconds} (1). Its recording and sample file are the seeds of the CLI's bad-input tests.
@@ -12,7 +14,7 @@ public final class Spin {
     }
 
     public static void main(String[] args) throws Exception {
-        AppArgs a = AppArgs.parse(args);
+        Args a = Args.parse(args);
         long end = System.nanoTime() + (long) (a.getDouble("seconds", 1) * 1e9);
         List<Thread> threads = new ArrayList<>();
         for (int kind = 0; kind < 2; kind++) {

@@ -4,18 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.stackreq.cli.Main;
+import io.stackreq.fixtures.Cli;
 import io.stackreq.reliability.app.CliFuzzApp;
 import io.stackreq.tests.support.Jdk;
-import picocli.CommandLine;
+import io.stackreq.tests.support.JvmRun;
 
 /** Runs the stackreq CLI in process (its non-exiting entry) or as {@code java -jar stackreq.jar}. */
 public final class CliRun {
@@ -30,42 +29,39 @@ public final class CliRun {
 
         @Override
         public String toString() {
-            return "exit " + exit + "\n--- stdout ---\n" + ChildJvm.tail(out, 3000) + "\n--- stderr ---\n"
-                    + ChildJvm.tail(err, 3000);
+            return "exit " + exit + "\n--- stdout ---\n" + JvmRun.tail(out, 3000) + "\n--- stderr ---\n"
+                    + JvmRun.tail(err, 3000);
         }
     }
 
     public static Result inProcess(Object... args) {
-        String[] arguments = new String[args.length];
-        for (int i = 0; i < args.length; i++) {
-            arguments[i] = args[i].toString();
-        }
-        CommandLine commandLine = Main.commandLine();
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
         try {
-            return new Result(Integer.toString(commandLine.execute(arguments)), out.toString(), err.toString());
+            return new Result(Integer.toString(Cli.execute(out, err, args)), out.toString(), err.toString());
         } catch (Throwable t) {
             return new Result("threw " + t, out.toString(), err.toString());
         }
     }
 
-    /** {@code java <jvmFlags> -jar stackreq.jar args}, under {@code wrapper} (e.g. a umask). */
-    public static ChildJvm.Result child(Jdk jdk, Path workDir, String name, List<String> jvmFlags, List<String> wrapper,
-            Object... args) {
-        List<String> command = new ArrayList<>();
-        command.add(jdk.java().toString());
-        command.addAll(jvmFlags);
-        command.add("-XX:ErrorFile=" + workDir.resolve(name + "-hs_err_pid%p.log"));
-        command.add("-jar");
-        command.add(Reliability.cliJar().toAbsolutePath().toString());
-        for (Object arg : args) {
-            command.add(arg.toString());
+    /** Where {@link Cli} is loaded from: a child JVM that calls {@link #inProcess} needs it on its class path. */
+    public static Path fixtureClasses() {
+        try {
+            return Path.of(Cli.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
         }
-        assertTrue(Files.isRegularFile(Reliability.cliJar()), Reliability.cliJar() + " is missing: mvn package");
-        return ChildJvm.start(jdk, workDir, name, command, Duration.ofSeconds(300), wrapper);
+    }
+
+    /** {@code java <jvmFlags> -jar stackreq.jar args}, under {@code wrapper} (e.g. a umask). */
+    public static JvmRun.Result child(Jdk jdk, Path workDir, String name, List<String> jvmFlags, List<String> wrapper,
+            Object... args) {
+        List<String> arguments = new ArrayList<>();
+        for (Object arg : args) {
+            arguments.add(arg.toString());
+        }
+        return JvmRun.cli(jdk, workDir, arguments).name(name).flags(jvmFlags.toArray(String[]::new))
+                .wrapper(wrapper).timeout(Duration.ofSeconds(300)).start();
     }
 
     /** Exit code 2, exactly one line on stderr starting "stackreq: ", no stack trace; returns it. */
@@ -74,7 +70,7 @@ public final class CliRun {
         return assertOneLine(result.err(), result.toString());
     }
 
-    public static String assertOneLineError(ChildJvm.Result result) {
+    public static String assertOneLineError(JvmRun.Result result) {
         assertEquals(2, result.exitCode(), () -> "exit code 2 expected\n" + result);
         return assertOneLine(result.stderr(), result.toString());
     }

@@ -34,6 +34,11 @@ public final class Jdk {
         return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Jdk::of);
     }
 
+    /** The JDK running the tests (the stackreq CLI's own JVM in the tests that run it). */
+    public static Jdk current() {
+        return of(System.getProperty("java.home"));
+    }
+
     public static Jdk of(String home) {
         Path path = Path.of(home);
         Path release = path.resolve("release");

@@ -2,13 +2,10 @@ package io.stackreq.tests.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,33 +38,11 @@ public final class JfrPrint {
     }
 
     public static String print(Jdk jdk, Path file, String eventType, Path workDir) {
-        Path out = workDir.resolve("jfr-print-" + file.getFileName() + ".txt");
-        Path err = workDir.resolve("jfr-print-" + file.getFileName() + ".err");
-        try {
-            Process process = new ProcessBuilder(jdk.tool("jfr").toString(), "print", "--events", eventType,
-                    file.toString()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            if (!process.waitFor(120, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError("jfr print did not finish");
-            }
-            String text = Files.readString(out, StandardCharsets.UTF_8);
-            assertEquals(0, process.exitValue(), () -> "jfr print failed on " + file + ":\n"
-                    + read(err) + "\n" + text.substring(Math.max(0, text.length() - 2000)));
-            return text;
-        } catch (IOException e) {
-            throw new AssertionError("cannot run jfr print", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
-    private static String read(Path path) {
-        try {
-            return Files.readString(path, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return e.toString();
-        }
+        JvmRun.Result result = JvmRun.command(jdk, workDir,
+                List.of(jdk.tool("jfr").toString(), "print", "--events", eventType, file.toString()))
+                .name("jfr-print-" + file.getFileName()).timeout(Duration.ofSeconds(120)).start();
+        assertEquals(0, result.exitCode(), () -> "jfr print failed on " + file + "\n" + result);
+        return result.stdout();
     }
 
     /** Parses the events named {@code eventType} out of {@code jfr print} text. */

@@ -3,6 +3,7 @@ package io.stackreq.tests.support;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,22 +15,28 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a workload class in a child JVM of one JDK with libstackreq.so and (by default) the test
- * requester agent:
+ * Runs a child process of a test: a workload class in a JVM of one JDK with libstackreq.so and
+ * (by default) the test requester agent ({@link #on}),
  *
  * <pre>
  * java -agentpath:${stackreq.native.dir}/libstackreq.so[=opts]
  *      -agentpath:${stackreq.test.native.dir}/librequester.so[=opts]
- *      flags... -cp ${stackreq.test.classes} main args...
+ *      -XX:ErrorFile=WORK/NAME-hs_err_pid%p.log flags... -cp ${stackreq.test.classes} main args...
  * </pre>
  *
- * stdout and stderr go to files in the work directory (no pipe can fill up); {@link #run()}
- * fails the test, with the command and the output, when the JVM exits non-zero, crashes, or
- * outlives the timeout.
+ * the stackreq CLI jar ({@link #cli}), or a command the test built ({@link #command}), under an
+ * optional wrapper such as a umask. stdin is empty and stdout and stderr go to files in the work
+ * directory (no pipe can fill up). A process that outlives its timeout is a hang: its Java
+ * threads ({@code jstack}, when it is a JVM of a known JDK) and native threads ({@code gdb}, when
+ * installed) are dumped into the work directory and the failure message, then it and its
+ * descendants are killed and the test fails. Crash logs are the {@code NAME-hs_err*} files of the
+ * work directory. {@link #start()} returns any exit code; {@link #run()} also fails the test
+ * unless the process exits 0 without a crash log.
  */
 public final class JvmRun {
     private final Jdk jdk;
     private final Path workDir;
+    private final List<String> givenCommand;
     private String stackreqOptions = "";
     private boolean stackreq = true;
     private String requesterOptions = "";
@@ -37,16 +44,37 @@ public final class JvmRun {
     private final List<String> flags = new ArrayList<>();
     private String mainClass;
     private final List<String> args = new ArrayList<>();
+    private List<String> cliArgs;
+    private List<String> wrapper = List.of();
     private Duration timeout = Duration.ofSeconds(90);
     private String name = "jvm";
 
-    private JvmRun(Jdk jdk, Path workDir) {
+    private JvmRun(Jdk jdk, Path workDir, List<String> givenCommand) {
         this.jdk = jdk;
         this.workDir = workDir;
+        this.givenCommand = givenCommand;
     }
 
     public static JvmRun on(Jdk jdk, Path workDir) {
-        return new JvmRun(jdk, workDir);
+        return new JvmRun(jdk, workDir, null);
+    }
+
+    /**
+     * {@code java -XX:ErrorFile=... flags... -Dstackreq.native.dir=... -jar stackreq.jar args...},
+     * without the agents.
+     */
+    public static JvmRun cli(Jdk jdk, Path workDir, List<String> cliArguments) {
+        JvmRun run = new JvmRun(jdk, workDir, null).withoutStackreq().withoutRequester();
+        run.cliArgs = List.copyOf(cliArguments);
+        return run;
+    }
+
+    /**
+     * A command built by the test; {@code jdk} is the JDK of the JVM it starts, for the thread
+     * dump of a hang, or null when it starts none of a known JDK.
+     */
+    public static JvmRun command(Jdk jdk, Path workDir, List<String> command) {
+        return new JvmRun(jdk, workDir, List.copyOf(command)).withoutStackreq().withoutRequester();
     }
 
     /** Options of libstackreq.so ({@code file=...,ring=2}); empty = none. */
@@ -86,7 +114,13 @@ public final class JvmRun {
         return this;
     }
 
-    /** Prefix of the stdout/stderr files in the work directory. */
+    /** Prefix of the command (e.g. {@code sh -c 'umask 000; exec "$0" "$@"'}); empty for none. */
+    public JvmRun wrapper(List<String> prefix) {
+        this.wrapper = List.copyOf(prefix);
+        return this;
+    }
+
+    /** Prefix of the stdout, stderr, crash log and hang dump files in the work directory. */
     public JvmRun name(String prefix) {
         this.name = prefix;
         return this;
@@ -104,6 +138,26 @@ public final class JvmRun {
         return Path.of(property("stackreq.test.classes", "tests/target/test-classes"));
     }
 
+    public static Path nativeDir() {
+        return Path.of(property("stackreq.native.dir", "jvmti-ext/target/native")).toAbsolutePath().normalize();
+    }
+
+    public static Path cliJar() {
+        return Path.of(property("stackreq.cli.jar", "analysis/target/stackreq.jar")).toAbsolutePath().normalize();
+    }
+
+    /** The repository root. */
+    public static Path root() {
+        return Path.of(System.getProperty("stackreq.root", "..")).toAbsolutePath().normalize();
+    }
+
+    /** The tests module's build directory ({@code tests/target}). */
+    public static Path targetDir() {
+        String classes = System.getProperty("stackreq.test.classes");
+        Path target = classes != null ? Path.of(classes).getParent() : Path.of("target");
+        return target.toAbsolutePath().normalize();
+    }
+
     private static String property(String key, String relativeToRoot) {
         String value = System.getProperty(key);
         if (value != null) {
@@ -112,7 +166,11 @@ public final class JvmRun {
         return Path.of(System.getProperty("stackreq.root", "..")).resolve(relativeToRoot).toString();
     }
 
+    /** The command without the wrapper; a copy the caller may change. */
     public List<String> command() {
+        if (givenCommand != null) {
+            return new ArrayList<>(givenCommand);
+        }
         List<String> command = new ArrayList<>();
         command.add(jdk.java().toString());
         if (stackreq) {
@@ -125,6 +183,13 @@ public final class JvmRun {
         }
         command.add("-XX:ErrorFile=" + workDir.resolve(name + "-hs_err_pid%p.log"));
         command.addAll(flags);
+        if (cliArgs != null) {
+            command.add("-Dstackreq.native.dir=" + nativeDir());
+            command.add("-jar");
+            command.add(cliJar().toString());
+            command.addAll(cliArgs);
+            return command;
+        }
         command.add("-cp");
         command.add(testClasses().toAbsolutePath().toString());
         if (mainClass == null) {
@@ -135,7 +200,7 @@ public final class JvmRun {
         return command;
     }
 
-    /** Runs the JVM; the result's exit code may be anything. */
+    /** Runs the process and fails the test on a hang; the result's exit code may be anything. */
     public Result start() {
         if (stackreq) {
             assertTrue(Files.isRegularFile(stackreqLibrary()),
@@ -144,22 +209,30 @@ public final class JvmRun {
         if (requester) {
             assertTrue(Files.isRegularFile(requesterLibrary()), requesterLibrary() + " is missing");
         }
-        List<String> command = command();
+        if (cliArgs != null) {
+            assertTrue(Files.isRegularFile(cliJar()), cliJar() + " is missing: mvn -B -q package -DskipTests");
+        }
+        List<String> command = new ArrayList<>(wrapper);
+        command.addAll(command());
         Path stdout = workDir.resolve(name + ".out");
         Path stderr = workDir.resolve(name + ".err");
         try {
             Files.createDirectories(workDir);
             Process process = new ProcessBuilder(command).directory(workDir.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
             boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            String hangDump = "";
             if (!exited) {
+                hangDump = dumpThreads(process.pid(), workDir.resolve(name + ".hang.txt"));
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly().waitFor();
             }
             Result result = new Result(command, exited ? process.exitValue() : Integer.MIN_VALUE,
                     Files.readString(stdout, StandardCharsets.UTF_8), Files.readString(stderr, StandardCharsets.UTF_8),
-                    crashLogs());
+                    crashLogs(), hangDump);
             if (!exited) {
-                fail("JVM did not exit within " + timeout + "\n" + result);
+                fail("hang: " + name + " did not exit within " + timeout + " and was killed\n" + result);
             }
             return result;
         } catch (IOException e) {
@@ -170,11 +243,12 @@ public final class JvmRun {
         }
     }
 
-    /** Runs the JVM and fails the test unless it exits 0 without a crash log. */
+    /** Runs the process and fails the test unless it exits 0 without a crash log. */
     public Result run() {
         Result result = start();
-        if (result.exitCode != 0 || !result.crashLogs.isEmpty()) {
-            fail("JVM failed (exit code " + result.exitCode + ")\n" + result);
+        if (result.exitCode() != 0 || result.crashed()) {
+            fail((result.crashed() ? "JVM crashed" : "JVM failed") + " (exit code " + result.exitCode() + ")\n"
+                    + result);
         }
         return result;
     }
@@ -185,20 +259,62 @@ public final class JvmRun {
         }
     }
 
-    /** What a child JVM did. */
-    public static final class Result {
-        public final List<String> command;
-        public final int exitCode;
-        public final String stdout;
-        public final String stderr;
-        public final List<Path> crashLogs;
+    private String dumpThreads(long pid, Path file) throws IOException, InterruptedException {
+        StringBuilder dump = new StringBuilder();
+        if (jdk != null) {
+            dump.append("=== jstack -l ").append(pid).append(" ===\n");
+            dump.append(capture(List.of(jdk.tool("jstack").toString(), "-l", Long.toString(pid)), 30));
+        }
+        if (Files.isExecutable(Path.of("/usr/bin/gdb"))) {
+            dump.append("\n=== gdb: thread apply all bt ===\n");
+            dump.append(capture(List.of("/usr/bin/gdb", "-p", Long.toString(pid), "-batch", "-nx", "-ex",
+                    "thread apply all bt 30"), 120));
+        }
+        Files.writeString(file, dump);
+        return dump.toString();
+    }
 
-        Result(List<String> command, int exitCode, String stdout, String stderr, List<Path> crashLogs) {
-            this.command = List.copyOf(command);
-            this.exitCode = exitCode;
-            this.stdout = stdout;
-            this.stderr = stderr;
-            this.crashLogs = List.copyOf(crashLogs);
+    private static String capture(List<String> command, int seconds) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        byte[][] output = new byte[1][];
+        Thread reader = new Thread(() -> {
+            try {
+                output[0] = process.getInputStream().readAllBytes();
+            } catch (IOException e) {
+                output[0] = e.toString().getBytes(StandardCharsets.UTF_8);
+            }
+        });
+        reader.start();
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+        reader.join(10_000);
+        return output[0] == null ? "(no output from " + command.get(0) + ")"
+                : new String(output[0], StandardCharsets.UTF_8);
+    }
+
+    /** The last {@code max} characters of text. */
+    public static String tail(String text, int max) {
+        return text.length() <= max ? text : "...\n" + text.substring(text.length() - max);
+    }
+
+    /** What a child process did; {@code hangDump} is empty unless it hung. */
+    public record Result(List<String> command, int exitCode, String stdout, String stderr, List<Path> crashLogs,
+            String hangDump) {
+        public Result {
+            command = List.copyOf(command);
+            crashLogs = List.copyOf(crashLogs);
+        }
+
+        public boolean crashed() {
+            return !crashLogs.isEmpty();
+        }
+
+        /** stdout's lines, then stderr's. */
+        public List<String> lines() {
+            List<String> lines = new ArrayList<>(stdout.lines().toList());
+            lines.addAll(stderr.lines().toList());
+            return lines;
         }
 
         @Override
@@ -206,25 +322,33 @@ public final class JvmRun {
             StringBuilder text = new StringBuilder();
             text.append("command: ").append(String.join(" ", command)).append('\n');
             text.append("exit code: ").append(exitCode).append('\n');
-            text.append("--- stdout ---\n").append(tail(stdout)).append('\n');
-            text.append("--- stderr ---\n").append(tail(stderr)).append('\n');
+            text.append("--- stdout ---\n").append(tail(stdout, 8000)).append('\n');
+            text.append("--- stderr ---\n").append(tail(stderr, 8000)).append('\n');
             for (Path log : crashLogs) {
-                text.append("--- crash log ").append(log).append(" ---\n");
-                try {
-                    text.append(head(Files.readString(log))).append('\n');
-                } catch (IOException e) {
-                    text.append(e).append('\n');
-                }
+                text.append("--- crash log ").append(log).append(" ---\n").append(crashSummary(log)).append('\n');
+            }
+            if (!hangDump.isEmpty()) {
+                text.append("--- thread dump of the hung process ---\n").append(tail(hangDump, 20000)).append('\n');
             }
             return text.toString();
         }
 
-        private static String tail(String text) {
-            return text.length() <= 8000 ? text : "...\n" + text.substring(text.length() - 8000);
-        }
-
-        private static String head(String text) {
-            return text.length() <= 6000 ? text : text.substring(0, 6000) + "\n...";
+        /** The head of a crash log (the problematic frame, registers, top frames) and its native frames. */
+        private static String crashSummary(Path log) {
+            try {
+                String text = Files.readString(log);
+                int headEnd = Math.min(text.length(), 6000);
+                String summary = text.substring(0, headEnd);
+                int nativeFrames = text.indexOf("Native frames:");
+                if (nativeFrames >= headEnd) {
+                    summary += "\n...\n" + text.substring(nativeFrames, Math.min(text.length(), nativeFrames + 2500));
+                } else if (headEnd < text.length()) {
+                    summary += "\n...";
+                }
+                return summary;
+            } catch (IOException e) {
+                return e.toString();
+            }
         }
     }
 }

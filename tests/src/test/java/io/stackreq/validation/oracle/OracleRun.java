@@ -76,7 +76,7 @@ public final class OracleRun {
                 .main(OracleMain.class, Double.toString(seconds), String.join(",", workloads))
                 .timeout(Duration.ofSeconds(60 + (long) (workloads.size() * seconds * 6)));
         JvmRun.Result result = run.run();
-        Matcher m = SUMMARY.matcher(result.stdout);
+        Matcher m = SUMMARY.matcher(result.stdout());
         if (!m.find()) {
             throw new AssertionError("no oracle summary line\n" + result);
         }
