@@ -1,5 +1,5 @@
-# Sourced by tests/run, tests/validate and tests/bench/run: where the JDKs are, and how many
-# build jobs this machine takes.
+# Sourced by tests/run, tests/validate and tests/bench/run: where the JDKs are, how many build
+# jobs this machine takes, and the line that dates a table of results.
 #
 # require_jdk FEATURE CALLER prints the home of a JDK of that feature release: $JDK<FEATURE>_HOME
 # when set, else the first /usr/lib/jvm/*/release that says JAVA_VERSION="FEATURE. When there is
@@ -27,3 +27,15 @@ require_jdk() {
 }
 
 build_jobs=$(nproc)
+
+# measured_on COMMAND ARGS... prints "Measured on commit 1a2b3c4, 2026-11-23 16:40 UTC: `COMMAND
+# ARGS`", saying so when the work tree has uncommitted changes: the first line of every results
+# table, so that a table pasted into docs/ carries where and when it was measured.
+measured_on() {
+    local root commit changes=""
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+    commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null) || commit="(unknown: no git)"
+    [[ -n $(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null) ]] &&
+        changes=" with uncommitted changes"
+    echo "Measured on commit $commit$changes, $(date -u '+%Y-%m-%d %H:%M') UTC: \`$*\`"
+}

@@ -6,8 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -21,8 +19,8 @@ import java.util.Set;
  * <p>Paths come as system properties from the run script: {@code bench.native} (libstackreq.so,
  * libstackreq-perf.so and the events jar), {@code bench.asprof} (libasyncProfiler.so),
  * {@code bench.cp} (workload class path), {@code bench.work} (run directories),
- * {@code bench.emitter} (the native emitter benchmark), {@code bench.root} (the source tree, for
- * the commit the results name).
+ * {@code bench.emitter} (the native emitter benchmark), {@code bench.measuredOn} (the line that
+ * names the commit, date and command the results come from).
  */
 public final class Bench {
     final boolean quick;
@@ -102,7 +100,7 @@ public final class Bench {
         if (reps < 0) reps = quick ? 2 : 5;
         Bench bench = new Bench(quick, jdks, parts, reps);
         bench.continuousMinutes = minutes;
-        bench.measuredOn = measuredOn(Path.of(System.getProperty("bench.root", ".")), args);
+        bench.measuredOn = System.getProperty("bench.measuredOn", "Measured on an unknown commit");
         bench.run();
     }
 
@@ -124,32 +122,6 @@ public final class Bench {
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());
         progress("tables also in " + work.resolve("results.md"));
-    }
-
-    /** "Measured on commit 1a2b3c4, 2026-11-23 16:40 UTC: `tests/bench/run --quick`" (and uncommitted changes). */
-    static String measuredOn(Path root, String[] args) {
-        String commit = git(root, "rev-parse", "--short", "HEAD");
-        String changes = git(root, "status", "--porcelain", "--untracked-files=no");
-        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"));
-        return "Measured on commit " + (commit.isEmpty() ? "(unknown: no git)" : commit)
-                + (changes.isEmpty() ? "" : " with uncommitted changes") + ", " + date + " UTC: `tests/bench/run"
-                + (args.length == 0 ? "" : " " + String.join(" ", args)) + "`";
-    }
-
-    /** The trimmed output of a git command in root; empty when git fails. */
-    private static String git(Path root, String... command) {
-        List<String> line = new ArrayList<>(List.of("git", "-C", root.toString()));
-        line.addAll(List.of(command));
-        try {
-            Process process = new ProcessBuilder(line).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String text = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return process.waitFor() == 0 ? text : "";
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
     }
 
     /** A line of the report: printed at once and kept for results.md. */

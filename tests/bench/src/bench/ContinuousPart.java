@@ -19,31 +19,51 @@ final class ContinuousPart {
 
     ContinuousPart(Bench bench) { this.bench = bench; }
 
+    /** Every JDK's pair at once (four JVMs for two JDKs), so that the run takes `--minutes` in all. */
     void run() throws Exception {
         int minutes = bench.continuousMinutes;
+        List<Thread> runs = new ArrayList<>();
+        List<Runnable> tables = new ArrayList<>();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        Bench.progress("continuous: two JVMs per JDK, " + bench.jdks.size() + " JDK(s) at once, for " + minutes
+                + " min");
         for (Jvm jdk : bench.jdks) {
             Path dir = bench.work.resolve("continuous").resolve(String.valueOf(jdk.feature));
             Path withDir = dir.resolve("stackreq"), withoutDir = dir.resolve("baseline");
-            Files.createDirectories(withDir);
-            Files.createDirectories(withoutDir);
             List<long[]> with = new ArrayList<>(), without = new ArrayList<>();
-            AtomicReference<Exception> failure = new AtomicReference<>();
-            Bench.progress("continuous " + jdk.label() + ": two JVMs for " + minutes + " min");
-            Thread baseline = new Thread(() -> {
+            Jvm.Result[] result = new Jvm.Result[1];
+            runs.add(start(() -> spin(jdk, withoutDir, false, minutes, without), failure));
+            runs.add(start(() -> result[0] = spin(jdk, withDir, true, minutes, with), failure));
+            tables.add(() -> {
                 try {
-                    spin(jdk, withoutDir, false, minutes, without);
+                    long[] statistics = Recordings.lastStatistics(withDir.resolve("rec.jfr"));
+                    print(jdk, minutes, with, without, statistics, (result[0].endNanos - result[0].startNanos) / 1e9);
+                    Files.deleteIfExists(withDir.resolve("samples.jsonl"));
                 } catch (Exception e) {
                     failure.set(e);
                 }
-            }, "baseline");
-            baseline.start();
-            Jvm.Result result = spin(jdk, withDir, true, minutes, with);
-            baseline.join();
-            if (failure.get() != null) throw failure.get();
-            long[] statistics = Recordings.lastStatistics(withDir.resolve("rec.jfr"));
-            print(jdk, minutes, with, without, statistics, (result.endNanos - result.startNanos) / 1e9);
-            Files.deleteIfExists(withDir.resolve("samples.jsonl"));
+            });
         }
+        for (Thread run : runs) run.join();
+        if (failure.get() != null) throw failure.get();
+        for (Runnable table : tables) table.run();
+        if (failure.get() != null) throw failure.get();
+    }
+
+    interface Spin {
+        void run() throws Exception;
+    }
+
+    private static Thread start(Spin spin, AtomicReference<Exception> failure) {
+        Thread thread = new Thread(() -> {
+            try {
+                spin.run();
+            } catch (Exception e) {
+                failure.set(e);
+            }
+        });
+        thread.start();
+        return thread;
     }
 
     private Jvm.Result spin(Jvm jdk, Path dir, boolean stackreq, int minutes, List<long[]> samples) throws Exception {
@@ -86,8 +106,9 @@ final class ContinuousPart {
         bench.emit("## Memory under a continuous recording, " + jdk.label());
         bench.emit("");
         bench.emit("VmRSS sampled every minute (5 s past the minute) of two JVMs run side by side for " + minutes
-                + " min, each spinning at depth 50 (-Xms256m -Xmx256m) with a disk recording (maxage=2m): one with "
-                + "stackreq and the perf agent at 100 µs of CPU, one without.");
+                + " min (with every other JDK's pair at the same time), each spinning at depth 50 (-Xms256m -Xmx256m)"
+                + " with a disk recording (maxage=2m): one with stackreq and the perf agent at 100 µs of CPU, one"
+                + " without.");
         if (statistics != null) {
             bench.emit(String.format("stackreq accepted %,d requests (%.0f/s), emitted %,d, dropped %,d.",
                     statistics[0], statistics[0] / seconds, statistics[1], statistics[2]));

@@ -1,12 +1,7 @@
 package io.stackreq.validation;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -56,7 +51,7 @@ public final class Validate {
         Durations durations = full ? Durations.FULL : Durations.CI;
         Files.createDirectories(dir);
         StringBuilder tables = new StringBuilder();
-        String measuredOn = measuredOn(root, args);
+        String measuredOn = System.getProperty("stackreq.measuredOn", "Measured on an unknown commit");
         System.out.println(measuredOn + "\n");
         tables.append(measuredOn).append("\n\n");
         for (Jdk jdk : jdks) {
@@ -88,29 +83,4 @@ public final class Validate {
         Files.writeString(dir.resolve("tables.md"), tables);
     }
 
-    /** "Measured on commit 1a2b3c4, 2026-11-23 16:40 UTC: `tests/validate --full`" (and uncommitted changes). */
-    static String measuredOn(Path root, String[] args) {
-        String commit = git(root, "rev-parse", "--short", "HEAD");
-        String changes = git(root, "status", "--porcelain", "--untracked-files=no");
-        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"));
-        return "Measured on commit " + (commit.isEmpty() ? "(unknown: no git)" : commit)
-                + (changes.isEmpty() ? "" : " with uncommitted changes") + ", " + date + " UTC: `tests/validate"
-                + (args.length == 0 ? "" : " " + String.join(" ", args)) + "`";
-    }
-
-    /** The trimmed output of a git command in root; empty when git fails. */
-    private static String git(Path root, String... command) {
-        List<String> line = new ArrayList<>(List.of("git", "-C", root.toString()));
-        line.addAll(List.of(command));
-        try {
-            Process process = new ProcessBuilder(line).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return process.waitFor() == 0 ? out : "";
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
-    }
 }
