@@ -110,10 +110,20 @@ public final class Bootstrap {
      * request gate within {@link #SETTINGS_POLL_MILLIS}.
      */
     private static void pollSettings() {
+        boolean lastSeen = false;
+        long polls = 0;
         while (true) {
             try {
-                refreshEnabled();
-                if (continuous) {
+                // EventType.isEnabled() allocates nothing: the full check (which copies every
+                // recording's settings) runs only when it changes, or every 50th poll, so that the
+                // poll does not churn the application's heap.
+                EventType type = eventType;
+                boolean enabled = type != null && type.isEnabled();
+                if (enabled != lastSeen || polls++ % 50 == 0) {
+                    refreshEnabled();
+                    lastSeen = enabled;
+                }
+                if (continuous && enabled) {
                     noteMemoryDestinations();
                 }
                 TimeUnit.MILLISECONDS.sleep(SETTINGS_POLL_MILLIS);
