@@ -173,13 +173,20 @@ public final class ContinuousApp {
         recording.close();
     }
 
-    /** A disk recording whose JVM is killed with SIGKILL; the report is written before that. */
+    /**
+     * A disk recording, dumped twice (each dump finishes a chunk), whose JVM is then killed with
+     * SIGKILL; the report is written before that.
+     */
     private static void kill(Path dir, Report report, Path out) throws Exception {
         Busy busy = new Busy();
         Timeline timeline = new Timeline(report);
-        sleep(6000);
+        // Dumps finish chunks, as rotation does, however few requests a loaded machine makes.
+        sleep(2000);
+        dump(report, dir, "first", file -> jcmd("JFR.dump", "filename=" + file));
+        sleep(2000);
+        dump(report, dir, "second", file -> jcmd("JFR.dump", "filename=" + file));
+        sleep(1000);
         timeline.close();
-        report.put("killedAt", epochNanos());
         report.write(out);
         new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start();
         sleep(60_000);
