@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import io.stackreq.jfr.StackTraceRequestEvent;
 import jdk.jfr.EventType;
@@ -60,34 +61,25 @@ public final class Bootstrap {
 
     /** Called by libstackreq's emitter thread before it asks JFR for a new chunk. */
     static boolean diskRecordingRunning() {
-        for (Recording recording : FlightRecorder.getFlightRecorder().getRecordings()) {
-            if (recording.getState() == RecordingState.RUNNING && recording.isToDisk()) {
-                return true;
-            }
-        }
-        return false;
+        return anyRunning(Recording::isToDisk);
     }
 
     // EventType.isEnabled() may still be true while a stopping recording is being written out.
     private static boolean anyRunningRecordingEnablesEvent() {
-        if (!FlightRecorder.isInitialized()) {
-            return false;
-        }
+        return FlightRecorder.isInitialized() && anyRunning(Bootstrap::enablesEvent);
+    }
+
+    private static boolean noRecordingRunning() {
+        return !anyRunning(recording -> true);
+    }
+
+    private static boolean anyRunning(Predicate<Recording> test) {
         for (Recording recording : FlightRecorder.getFlightRecorder().getRecordings()) {
-            if (recording.getState() == RecordingState.RUNNING && enablesEvent(recording)) {
+            if (recording.getState() == RecordingState.RUNNING && test.test(recording)) {
                 return true;
             }
         }
         return false;
-    }
-
-    private static boolean noRecordingRunning() {
-        for (Recording recording : FlightRecorder.getFlightRecorder().getRecordings()) {
-            if (recording.getState() == RecordingState.RUNNING) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static boolean enablesEvent(Recording recording) {
