@@ -58,8 +58,9 @@
  * that is not set up (a compiled method's prologue or epilogue, a stub's entry or return) is
  * walked from its caller, and a failed walk is retried from the stub's caller only when the PC
  * is inside a leaf stub, so a walk that fails elsewhere yields failed = true rather than a
- * stack missing its top frames. Without a ucontext, or for another thread, the request reads
- * no stack: the emitter thread takes it later with JVMTI GetStackTrace. stackreq installs no
+ * stack missing its top frames. Without a ucontext the calling thread's walk starts from the
+ * registers of the call itself (getcontext), with the same reads. For another thread the
+ * request reads no stack: the emitter thread takes it later with JVMTI GetStackTrace. stackreq installs no
  * SIGSEGV handler of its own, so it can never swallow a fault that is not its own. The
  * reliability tests feed it mutated contexts (random, zero, off-by-some and misaligned
  * PC/SP/FP) from real signals on JDK 17 and 25 without a crash.
@@ -110,9 +111,14 @@ extern "C" {
  * thread:    NULL or a pointer to NULL for the calling thread; else a pointer to a jthread
  *            (normal context only, see above).
  * ucontext:  the ucontext_t* a SA_SIGINFO handler received, for the calling thread only.
- *            With it the stack is walked at once (AsyncGetCallTrace): biased = false. Without
- *            it, or for another thread, the emitter thread takes the stack shortly after, at
- *            that thread's next safepoint: biased = true.
+ *            With it the stack is walked at once (AsyncGetCallTrace): biased = false.
+ *            Without it (biased = true) the calling thread's stack is walked at once from the
+ *            call's own registers: from a JNI method or a JVMTI callback that is exactly its
+ *            Java frames at the call, the native method on top; from a signal handler that
+ *            interrupted Java code no Java frame can be found that way and the event says
+ *            failed = true (pass the handler's ucontext instead). For another thread the
+ *            emitter thread takes the stack shortly after, at that thread's next safepoint:
+ *            biased = true.
  * user_data: copied into the event's userData field; use it to join the event with your own
  *            sample (a sequence number, a counter value).
  */

@@ -1,6 +1,8 @@
 // RequestStackTrace, Enable and Disable: stackreq's implementation of the JEP's functions.
 // The thread == NULL path runs in signal handlers: atomics, the preallocated ring, the
 // lock-free thread registry and AsyncGetCallTrace only.
+#include <ucontext.h>
+
 #include <mutex>
 #include <set>
 
@@ -102,27 +104,34 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (slot == nullptr) return result;
     slot->thread_ref = nullptr;
     slot->tid = tid;
-    if (ucontext != nullptr) {
-        bool recovered = false;
-        slot->kind = RequestKind::kWalked;
-        uint64_t first_walk_cycles = 0;
-        const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
-        slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered,
-                                              state.measure_latency ? &first_walk_cycles : nullptr);
-        const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
-        slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
-        if (recovered) Counters::add(Counter::recovered);
-        state.ring.publish(slot);
-        if (state.measure_latency) record_latency(entered, walk_cycles, first_walk_cycles);
-    } else {
+    // Without a ucontext the walk starts from this call's own stack pointer: from a JNI method or
+    // a JVMTI callback the thread is in native state and AsyncGetCallTrace walks from its last
+    // Java frame, i.e. exactly the Java frames at the call. In a handler that interrupted Java
+    // code AsyncGetCallTrace would read the context as the top Java frame: a null PC makes it fail
+    // there at once (failed = true) instead of unwinding stackreq's own frames. getcontext only
+    // saves registers and makes one sigprocmask system call: async-signal-safe.
+    ucontext_t own_context;
+    if (ucontext == nullptr) {
+        getcontext(&own_context);
+        Registers registers = read_registers(&own_context);
+        registers.pc = 0;
+        registers.fp = 0;
+        write_registers(&own_context, registers);
+        ucontext = &own_context;
         slot->kind = RequestKind::kBiasedSelf;
-        slot->frame_count = 0;
-        slot->truncated = false;
-        state.ring.publish(slot);
-        // sem_post is async-signal-safe. The emitter takes the stack when it drains this slot,
-        // with JVMTI GetStackTrace at the thread's next safepoint: later than the request.
-        sem_post(&state.emitter_wakeup);
+    } else {
+        slot->kind = RequestKind::kWalked;
     }
+    bool recovered = false;
+    uint64_t first_walk_cycles = 0;
+    const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
+    slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered,
+                                          state.measure_latency ? &first_walk_cycles : nullptr);
+    const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
+    slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
+    if (recovered) Counters::add(Counter::recovered);
+    state.ring.publish(slot);
+    if (state.measure_latency) record_latency(entered, walk_cycles, first_walk_cycles);
     return JVMTI_ERROR_NONE;
 }
 

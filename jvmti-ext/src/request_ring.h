@@ -23,8 +23,8 @@ struct CallFrame {
 };
 
 enum class RequestKind : uint8_t {
-    kWalked = 0,      // frames captured by AsyncGetCallTrace at the request
-    kBiasedSelf = 1,  // ucontext == NULL: emitter takes the stack of thread `tid`
+    kWalked = 0,      // frames captured by AsyncGetCallTrace at the request, from the signal's ucontext
+    kBiasedSelf = 1,  // ucontext == NULL: frames captured the same way, from the request's own registers
     kBiasedOther = 2  // thread given: emitter takes the stack of `thread_ref`
 };
 

@@ -58,6 +58,7 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
     bool captured = false;
     switch (slot.kind) {
         case RequestKind::kWalked:
+        case RequestKind::kBiasedSelf:
             event.thread_id = threads.key_for_tid(slot.tid);
             if (slot.frame_count > 0) {
                 event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
@@ -69,15 +70,6 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
                 captured = true;
             }
             break;
-        case RequestKind::kBiasedSelf: {
-            event.thread_id = threads.key_for_tid(slot.tid);
-            jobject thread = threads.thread_of_tid(jni, slot.tid);
-            if (thread != nullptr) {
-                captured = append_frames_at_safepoint(thread, &truncated);
-                jni->DeleteLocalRef(thread);
-            }
-            break;
-        }
         case RequestKind::kBiasedOther:
             event.thread_id = threads.key_for_object(jvmti_, jni, slot.thread_ref);
             captured = append_frames_at_safepoint(slot.thread_ref, &truncated);

@@ -57,14 +57,6 @@ uint64_t ThreadDirectory::key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject t
     return add_locked(jvmti, jni, static_cast<jthread>(thread), 0);
 }
 
-jobject ThreadDirectory::thread_of_tid(JNIEnv* jni, int32_t tid) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    auto found = by_tid_.find(tid);
-    if (found == by_tid_.end()) return nullptr;
-    jobject ref = threads_[found->second - 1].ref;
-    return ref == nullptr ? nullptr : jni->NewLocalRef(ref);
-}
-
 bool ThreadDirectory::entry(uint64_t key, ThreadEntry* out) const {
     std::lock_guard<std::mutex> guard(mutex_);
     if (key == 0 || key > threads_.size()) return false;

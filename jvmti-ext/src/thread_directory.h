@@ -26,8 +26,6 @@ public:
     uint64_t key_for_tid(int32_t tid);
     // Key of the thread object; registers it (tid 0) when unknown. Returns 0 on failure.
     uint64_t key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject thread);
-    // New local reference to the live thread with this tid, or null.
-    jobject thread_of_tid(JNIEnv* jni, int32_t tid);
     bool entry(uint64_t key, ThreadEntry* out) const;
 
     void set_thread_id_method(jmethodID get_id) { get_id_ = get_id; }

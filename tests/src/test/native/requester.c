@@ -11,7 +11,8 @@
  * Agent options (comma separated): "optional" = load even when the ids are not listed
  * (Requester.available() then says false); "signal=N" = timer signal number (default SIGPROF);
  * "onload-request" = call RequestStackTrace(env, NULL, NULL, 0) in Agent_OnLoad and keep the
- * result for Requester.onLoadResult() (-1 when not called).
+ * result for Requester.onLoadResult() (-1 when not called); "null-ucontext" = the timer
+ * handlers pass NULL for the ucontext (the biased path, from a signal handler).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +49,7 @@ static stackreq_DisableRequestStackTrace g_disable;
 static int g_signal = SIGPROF;
 static int g_optional;
 static int g_onload_request;
+static int g_null_ucontext; /* option null-ucontext: timer handlers request without their ucontext */
 static jint g_onload_result = -1;
 
 /* Written by signal handlers: lock-free atomics only. g_result[id] = rc + 1 (0 = none). */
@@ -75,7 +77,7 @@ static void on_timer(int sig, siginfo_t *info, void *ucontext) {
     int saved_errno = errno;
     atomic_fetch_add(&g_in_handler, 1);
     long id = atomic_fetch_add(&g_next_id, 1) + 1;
-    jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
+    jvmtiError rc = g_request(g_jvmti, NULL, g_null_ucontext ? NULL : ucontext, (jlong)id);
     atomic_fetch_add(&g_rc_count[(unsigned)rc < RC_SLOTS ? (unsigned)rc : RC_SLOTS - 1], 1);
     if (id < MAX_IDS) {
         atomic_store(&g_tid[id], (int32_t)agent_current_tid());
@@ -95,6 +97,8 @@ static int accept_option(const char *item) {
         g_optional = 1;
     } else if (strcmp(item, "onload-request") == 0) {
         g_onload_request = 1;
+    } else if (strcmp(item, "null-ucontext") == 0) {
+        g_null_ucontext = 1;
     } else if (strncmp(item, "signal=", 7) == 0 && agent_parse_long(item + 7, 1, NSIG - 1, &value)) {
         g_signal = (int)value;
     } else {

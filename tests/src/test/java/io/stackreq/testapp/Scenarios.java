@@ -109,6 +109,14 @@ public final class Scenarios {
                 stop(recording);
                 break;
             }
+            case "self-loop": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                int[] failures = selfLoop(SELF_LOOP_REQUESTS, report);
+                report.put("notNone", failures[0]);
+                stop(recording);
+                break;
+            }
             case "other-thread": {
                 report.put("enable.rc", Requester.enable());
                 Recording recording = startRecording(rec, true);
@@ -123,6 +131,33 @@ public final class Scenarios {
                 throw new IllegalArgumentException("unknown scenario " + scenario);
         }
         report.write(a.path("out"));
+    }
+
+    public static final int SELF_LOOP_REQUESTS = 1000;
+
+    /**
+     * Requests for itself from a loop, odd ids with thread NULL and even ids with the current
+     * thread passed, each call on a line of its own (reported as line.null and line.current), and
+     * runs other code right after each, so a stack taken later than the call would show it.
+     */
+    static int[] selfLoop(int requests, Report report) {
+        int[] notNone = new int[1];
+        report.put("line.null", new Throwable().getStackTrace()[0].getLineNumber() + 4);
+        report.put("line.current", new Throwable().getStackTrace()[0].getLineNumber() + 4);
+        for (int id = 1; id <= requests; id++) {
+            int rc = id % 2 == 1
+                    ? Requester.request(null, id)
+                    : Requester.request(Thread.currentThread(), id);
+            if (rc != Requester.NONE) notNone[0]++;
+            afterRequest(id);
+        }
+        return notNone;
+    }
+
+    static void afterRequest(long seed) {
+        long x = seed;
+        for (int i = 0; i < 20_000; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+        sink += x;
     }
 
     /** Requests, then stays in this method for ~300 ms so the biased stack must contain it. */

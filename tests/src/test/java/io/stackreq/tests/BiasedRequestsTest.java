@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.LongStream;
 
 import io.stackreq.testapp.Requester;
 import io.stackreq.testapp.Scenarios;
@@ -14,6 +15,7 @@ import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -41,6 +43,33 @@ class BiasedRequestsTest {
                 () -> "stack lacks the calling Java method: " + JfrFile.describe(event));
         assertTrue(JfrFile.methods(event).contains(Scenarios.class.getName() + ".main"),
                 () -> "stack lacks main: " + JfrFile.describe(event));
+    }
+
+    /**
+     * Issue 12, acceptance 3: the stack of a self-request without a ucontext is the one at the
+     * call. Each request is followed by other code, so a stack taken any later shows it instead.
+     */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void selfRequestsWithoutUcontextHoldTheCallingLine(Jdk jdk) throws Exception {
+        ScenarioRun run = ScenarioRun.run(jdk, dir, "self-loop", "");
+        assertEquals(0, run.report.getInt("notNone"), () -> "requests not answered NONE\n" + run);
+        List<RecordedEvent> events = run.requests();
+        long[] ids = LongStream.rangeClosed(1, Scenarios.SELF_LOOP_REQUESTS).toArray();
+        Accounting.assertEachIdExactlyOnce(ids, Accounting.userData(events), "self-loop");
+        int lineOfNull = run.report.getInt("line.null"), lineOfCurrent = run.report.getInt("line.current");
+        for (RecordedEvent event : events) {
+            boolean nullThread = event.getLong("userData") % 2 == 1;
+            assertFalse(event.getBoolean("failed"), () -> JfrFile.describe(event));
+            assertTrue(event.getBoolean("biased"), () -> JfrFile.describe(event));
+            List<RecordedFrame> frames = event.getStackTrace().getFrames();
+            assertEquals(Requester.class.getName() + ".request", JfrFile.methodOf(frames.get(0)),
+                    () -> "top frame is not the native method: " + JfrFile.describe(event));
+            assertEquals(Scenarios.class.getName() + ".selfLoop", JfrFile.methodOf(frames.get(1)),
+                    () -> "not the calling method: " + JfrFile.describe(event));
+            assertEquals(nullThread ? lineOfNull : lineOfCurrent, frames.get(1).getLineNumber(),
+                    () -> "not the calling line: " + JfrFile.describe(event));
+        }
     }
 
     @ParameterizedTest

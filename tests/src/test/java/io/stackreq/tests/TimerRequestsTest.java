@@ -128,6 +128,39 @@ class TimerRequestsTest {
     }
 
     /**
+     * Issue 12, acceptance 3, from signal handlers: 4 threads request from their CPU-timer
+     * handlers without passing the ucontext. Every accepted request is one biased event. Where the
+     * handler interrupted Java code nothing can be walked from the call (failed = true); where it
+     * interrupted the thread in the VM (a safepoint) the stack is the thread's own, never frames
+     * of the handler or of another thread.
+     */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void signalHandlersWithoutUcontextGetBiasedFailedEventsExactlyOnce(Jdk jdk) throws Exception {
+        Path dir = work.resolve("null-ucontext-jdk" + jdk.feature());
+        Path recording = dir.resolve("rec.jfr");
+        Path reportFile = dir.resolve("report.txt");
+        JvmRun.on(jdk, dir)
+                .requesterOptions("null-ucontext")
+                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
+                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2", "intervalUs=1000")
+                .run();
+        Run run = new Run(recording, Report.read(reportFile), dir);
+        assertRequestsAllAccepted(run);
+        List<RecordedEvent> events = JfrFile.requests(recording);
+        Accounting.assertEachIdExactlyOnce(run.accepted, Accounting.userData(events), "null ucontext");
+        List<RecordedEvent> notBiased = events.stream().filter(e -> !e.getBoolean("biased")).toList();
+        List<RecordedEvent> walked = events.stream().filter(e -> !e.getBoolean("failed")).toList();
+        List<RecordedEvent> foreign = walked.stream().filter(e -> JfrFile.methods(e).stream()
+                .noneMatch(m -> m.startsWith(BusyThreads.class.getName() + "."))).toList();
+        assertAll(
+                () -> assertTrue(notBiased.isEmpty(), () -> notBiased.size() + " of " + events.size()
+                        + " events say biased = false, e.g. " + JfrFile.describe(notBiased.get(0))),
+                () -> assertTrue(foreign.isEmpty(), () -> foreign.size() + " of " + walked.size()
+                        + " walked stacks lack the busy thread's code, e.g. " + JfrFile.describe(foreign.get(0))));
+    }
+
+    /**
      * Every stack is in the busy thread's code, and at most 1% lack burn() on top (a signal may
      * land between burn() returning and the timer being deleted).
      */
