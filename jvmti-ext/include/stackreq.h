@@ -72,7 +72,10 @@
  *                                 NONE, as on the JDK where throttling acts at commit; it is
  *                                 counted as throttled and yields no event.
  *  JVMTI_ERROR_WRONG_PHASE        outside the live phase, or no JFR recording has been
- *                                 started in this VM yet (except with the agent option file=).
+ *                                 started in this VM yet (except with the agent option file=),
+ *                                 or the thread (the caller, or the one named) is one JFR
+ *                                 excludes from recording (its own threads, a RecordingStream's
+ *                                 dispatch thread while the stream runs), as the JDK does.
  *  JVMTI_ERROR_NOT_AVAILABLE      no running recording enables jdk.StackTraceRequest, or no
  *                                 environment has called EnableRequestStackTrace.
  *  JVMTI_ERROR_INVALID_THREAD     thread is not a java.lang.Thread.

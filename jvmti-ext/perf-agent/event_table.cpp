@@ -48,16 +48,29 @@ constexpr GenericEvent kGenericEvents[] = {
     {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, EventUnit::kCount, kSoftwarePeriod},
     {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, EventUnit::kCount, kSoftwarePeriod},
     {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, EventUnit::kCount, kSoftwarePeriod},
-    // Aliases perf list prints in the "OR" column.
-    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, EventUnit::kCount, kCyclesPeriod},
-    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, EventUnit::kCount, kCyclesPeriod},
-    {"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, EventUnit::kCount,
-     kCyclesPeriod},
-    {"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, EventUnit::kCount, kCyclesPeriod},
-    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, EventUnit::kCount, kSoftwarePeriod},
-    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, EventUnit::kCount, kSoftwarePeriod},
-    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, EventUnit::kCount, kSoftwarePeriod},
 };
+
+// The other names perf list prints (its "OR" column), and the event each stands for.
+struct Alias {
+    const char* name;
+    const char* canonical;
+};
+constexpr Alias kAliases[] = {
+    {"cpu-cycles", "cycles"},
+    {"branches", "branch-instructions"},
+    {"idle-cycles-frontend", "stalled-cycles-frontend"},
+    {"idle-cycles-backend", "stalled-cycles-backend"},
+    {"faults", "page-faults"},
+    {"cs", "context-switches"},
+    {"migrations", "cpu-migrations"},
+};
+
+const GenericEvent* generic_event(const char* name) {
+    for (const GenericEvent& event : kGenericEvents) {
+        if (strcmp(event.name, name) == 0) return &event;
+    }
+    return nullptr;
+}
 
 // HW cache events are <cache><suffix>; config = cache | op << 8 | result << 16
 // (include/uapi/linux/perf_event.h, PERF_TYPE_HW_CACHE).
@@ -110,11 +123,13 @@ void fill_cache(EventSpec* out, const CacheName& cache, const CacheOp& op) {
 
 bool find_event(const char* name, EventSpec* out) {
     if (name == nullptr || strlen(name) >= kEventNameMax) return false;
-    for (const GenericEvent& event : kGenericEvents) {
-        if (strcmp(event.name, name) == 0) {
-            fill(out, name, event.type, event.config, event.unit, event.default_period);
-            return true;
-        }
+    const GenericEvent* event = generic_event(name);
+    for (const Alias& alias : kAliases) {
+        if (event == nullptr && strcmp(alias.name, name) == 0) event = generic_event(alias.canonical);
+    }
+    if (event != nullptr) {
+        fill(out, name, event->type, event->config, event->unit, event->default_period);
+        return true;
     }
     for (const CacheName& cache : kCaches) {
         size_t prefix = strlen(cache.prefix);
@@ -133,6 +148,10 @@ size_t all_events(EventSpec* out, size_t max) {
     size_t count = 0;
     for (const GenericEvent& event : kGenericEvents) {
         if (count < max) fill(&out[count], event.name, event.type, event.config, event.unit, event.default_period);
+        count++;
+    }
+    for (const Alias& alias : kAliases) {
+        if (count < max) find_event(alias.name, &out[count]);
         count++;
     }
     for (const CacheName& cache : kCaches) {

@@ -12,6 +12,7 @@
 #include "emitter.h"
 #include "extension_functions.h"
 #include "jfr_bridge.h"
+#include "jfr_exclusion.h"
 #include "latency_histogram.h"
 #include "log.h"
 #include "output_file.h"
@@ -67,7 +68,9 @@ void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
 
 void register_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     if (!ThreadRegistry::add_current(jni)) Log::warn("thread table full; requests from this thread are refused");
-    agent().threads.on_thread_start(jvmti, jni, thread, ThreadRegistry::current_tid());
+    const int32_t tid = ThreadRegistry::current_tid();
+    agent().threads.on_thread_start(jvmti, jni, thread, tid);
+    JfrExclusion::on_thread_start(jni, thread, tid);
 }
 
 void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) { register_thread(jvmti, jni, thread); }
@@ -193,6 +196,8 @@ jint start_agent(JavaVM* vm, char* option_text) {
     jvmtiCapabilities retransform{};
     retransform.can_retransform_classes = 1;
     jvmti->AddCapabilities(&retransform);
+    const bool exclusions = JfrExclusion::request_capability(jvmti);
+    if (!exclusions) Log::warn("NativeMethodBind refused: requests of threads JFR excludes are not refused");
     jvmtiEventCallbacks callbacks{};
     callbacks.VMInit = on_vm_init;
     callbacks.VMDeath = on_vm_death;
@@ -203,7 +208,9 @@ jint start_agent(JavaVM* vm, char* option_text) {
     callbacks.ClassFileLoadHook = on_class_file_load;
     callbacks.CompiledMethodLoad = on_compiled_method_load;
     callbacks.DynamicCodeGenerated = on_dynamic_code_generated;
+    callbacks.NativeMethodBind = JfrExclusion::on_native_method_bind;
     jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
+    if (exclusions) jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_NATIVE_METHOD_BIND, nullptr);
     for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
                              JVMTI_EVENT_THREAD_END,
                              JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD,

@@ -44,6 +44,8 @@ struct EmitterState {
     // With the chunk hook: every event requested up to here is in a JFR chunk file.
     int64_t jfr_written_ticks = kMin;
     int64_t last_new_chunk_request = 0;
+    // Every request of the first drained_thread_ends threads that ended is in the store.
+    uint64_t drained_thread_ends = 0;
 };
 
 EmitterState& emitter() {
@@ -81,9 +83,13 @@ void drain_locked(EmitterState& e, JNIEnv* jni) {
 // hence the bound.
 void drain_all_locked(EmitterState& e, JNIEnv* jni) {
     AgentState& state = agent();
+    const uint64_t thread_ends = state.threads.end_count();
     for (int attempt = 0; attempt < 2000; attempt++) {
         drain_locked(e, jni);
-        if (!state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0) return;
+        if (!state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0) {
+            e.drained_thread_ends = thread_ends;
+            return;
+        }
         usleep(500);
     }
     Log::warn("gave up waiting for a request still being captured");
@@ -122,7 +128,19 @@ void trim_locked(EmitterState& e) {
     bool file_pending = state.file_mode && !state.file_failed.load(std::memory_order_acquire);
     uint64_t keep_index = file_pending ? e.file_written_index : e.store.end_index();
     int64_t keep_ticks = ChunkHook::installed() ? e.jfr_written_ticks + 1 : monotonic_ticks() + 1;
-    e.store.trim(keep_index, keep_ticks);
+    if (e.store.trim(keep_index, keep_ticks)) e.resolver->forget_stacks();
+    if (state.threads.holds_ended(e.drained_thread_ends)) {
+        state.threads.forget_ended(e.drained_thread_ends, e.store.referenced_threads());
+    }
+}
+
+// Drains every request in flight and lets collect take its content from the store, up to the
+// time it is given, under e.mutex; returns what collect returns. Caller holds write_mutex.
+template <typename Collect>
+auto drain_and_collect(EmitterState& e, JNIEnv* jni, Collect collect) {
+    std::lock_guard<std::mutex> guard(e.mutex);
+    drain_all_locked(e, jni);
+    return collect(monotonic_ticks());
 }
 
 // Appends the events requested after the last JFR cut, up to now, to path (on the time scale of
@@ -132,17 +150,14 @@ bool append_since_cut(EmitterState& e, JNIEnv* jni, const char* path, std::strin
     TickScale scale;
     if (path != nullptr && !read_first_chunk_scale(path, &scale)) scale = TickScale{};
     ChunkContent content;
-    bool write;
-    int64_t until;
-    {
-        std::lock_guard<std::mutex> guard(e.mutex);
-        drain_all_locked(e, jni);
-        until = monotonic_ticks();
+    int64_t until = 0;
+    bool write = drain_and_collect(e, jni, [&](int64_t now) {
+        until = now;
         int64_t after = e.jfr_written_ticks;
-        write = path != nullptr &&
-                collect_window_locked(e, {0, after + 1, until, after + 1}, until, until, scale,
-                                      !agent().event_enabled.load(std::memory_order_acquire), &content);
-    }
+        return path != nullptr &&
+               collect_window_locked(e, {0, after + 1, until, after + 1}, until, until, scale,
+                                     !agent().event_enabled.load(std::memory_order_acquire), &content);
+    });
     bool ok = !write || write_collected(content, path, O_APPEND, error);
     std::lock_guard<std::mutex> guard(e.mutex);
     e.jfr_written_ticks = until;
@@ -156,21 +171,20 @@ void write_file_chunk(EmitterState& e, JNIEnv* jni, bool final_chunk) {
     AgentState& state = agent();
     if (!state.file_mode || state.file_failed.load(std::memory_order_acquire)) return;
     ChunkContent content;
-    int64_t now;
-    uint64_t end_index;
-    {
-        std::lock_guard<std::mutex> guard(e.mutex);
-        drain_all_locked(e, jni);
-        now = monotonic_ticks();
+    int64_t until = 0;
+    uint64_t end_index = 0;
+    bool write = drain_and_collect(e, jni, [&](int64_t now) {
+        until = now;
         end_index = e.store.end_index();
-        if (end_index == e.file_written_index && !final_chunk && e.file_started) return;
+        if (end_index == e.file_written_index && !final_chunk && e.file_started) return false;
         // Events are taken by index only: a request timestamps itself before it is published, so
         // one published after the last cut may carry a time before it.
         EventStore::Selection selection{e.file_written_index, kMin, kMax,
                                         e.file_started ? e.file_written_ticks + 1 : 0};
         int64_t from = e.file_started ? std::min(now, e.file_written_ticks + 1) : now;
-        collect_window_locked(e, selection, from, now, TickScale{}, false, &content);
-    }
+        return collect_window_locked(e, selection, from, now, TickScale{}, false, &content);
+    });
+    if (!write) return;
     std::string error;
     bool ok = write_collected(content, state.options.file.c_str(), e.file_started ? O_APPEND : (O_CREAT | O_TRUNC),
                               &error);
@@ -181,7 +195,7 @@ void write_file_chunk(EmitterState& e, JNIEnv* jni, bool final_chunk) {
     } else {
         e.file_started = true;
         e.file_written_index = end_index;
-        e.file_written_ticks = now;
+        e.file_written_ticks = until;
     }
     trim_locked(e);
 }

@@ -7,7 +7,12 @@
 
 namespace stackreq {
 
-uint64_t EventStore::intern_stack(const std::vector<StackFrameEntry>& frames, bool truncated) {
+namespace {
+
+// Stacks below this many are never worth a compaction pass.
+constexpr size_t kStacksKeptAnyway = 1024;
+
+std::string stack_key(const std::vector<StackFrameEntry>& frames, bool truncated) {
     std::string key;
     key.reserve(frames.size() * 13 + 1);
     key.push_back(truncated ? 't' : 'c');
@@ -16,6 +21,13 @@ uint64_t EventStore::intern_stack(const std::vector<StackFrameEntry>& frames, bo
         key.append(reinterpret_cast<const char*>(&frame.bci), sizeof(frame.bci));
         key.push_back(static_cast<char>(frame.type));
     }
+    return key;
+}
+
+}  // namespace
+
+uint64_t EventStore::intern_stack(const std::vector<StackFrameEntry>& frames, bool truncated) {
+    std::string key = stack_key(frames, truncated);
     auto found = stack_ids_.find(key);
     if (found != stack_ids_.end()) return found->second;
     uint64_t id = stacks_.size() + 1;
@@ -69,7 +81,7 @@ void EventStore::collect(const Selection& selection, const EntryLookup& entries,
     }
 }
 
-void EventStore::trim(uint64_t keep_from_index, int64_t keep_from_ticks) {
+bool EventStore::trim(uint64_t keep_from_index, int64_t keep_from_ticks) {
     int64_t oldest_needed = keep_from_ticks;
     for (const auto& recording : running_) oldest_needed = std::min(oldest_needed, recording.second);
     while (!events_.empty() && base_index_ < keep_from_index && events_.front().start_ticks < oldest_needed) {
@@ -81,6 +93,41 @@ void EventStore::trim(uint64_t keep_from_index, int64_t keep_from_ticks) {
                                          return s.start_ticks < oldest_needed;
                                      }),
                       statistics_.end());
+    // A pass over the kept events only once the stacks doubled since the last pass: amortized,
+    // each interned stack pays for a constant part of one.
+    if (stacks_.size() < std::max(kStacksKeptAnyway, 2 * stacks_after_last_pass_)) return false;
+    std::vector<uint64_t> new_id(stacks_.size() + 1, 0);
+    size_t referenced = 0;
+    for (const StackTraceRequestEvent& event : events_) {
+        if (event.stack_trace_id != 0 && new_id[event.stack_trace_id] == 0) new_id[event.stack_trace_id] = ++referenced;
+    }
+    if (2 * referenced > stacks_.size()) {
+        stacks_after_last_pass_ = stacks_.size();
+        return false;
+    }
+    stacks_after_last_pass_ = referenced;
+    std::vector<StackTraceEntry> kept(referenced);
+    stack_ids_.clear();
+    for (StackTraceEntry& stack : stacks_) {
+        uint64_t id = new_id[stack.id];
+        if (id == 0) continue;
+        stack.id = id;
+        stack_ids_.emplace(stack_key(stack.frames, stack.truncated), id);
+        kept[id - 1] = std::move(stack);
+    }
+    stacks_ = std::move(kept);
+    for (StackTraceRequestEvent& event : events_) {
+        if (event.stack_trace_id != 0) event.stack_trace_id = new_id[event.stack_trace_id];
+    }
+    return true;
+}
+
+std::unordered_set<uint64_t> EventStore::referenced_threads() const {
+    std::unordered_set<uint64_t> keys;
+    for (const StackTraceRequestEvent& event : events_) {
+        if (event.thread_id != 0) keys.insert(event.thread_id);
+    }
+    return keys;
 }
 
 }  // namespace stackreq

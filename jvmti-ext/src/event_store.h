@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "jfr_chunk.h"
@@ -52,16 +53,25 @@ public:
     size_t size() const { return events_.size(); }
     // Drops what no destination needs any more: keeps events from absolute index keep_from_index
     // on (the file= recording's unwritten part), events and statistics from keep_from_ticks on,
-    // and whatever a running recording (recording_started) still needs.
-    void trim(uint64_t keep_from_index, int64_t keep_from_ticks);
+    // and whatever a running recording (recording_started) still needs. Stacks no kept event
+    // refers to are forgotten once they outnumber the kept ones (then it returns true: the kept
+    // stacks have new ids, and ids handed out before mean nothing any more), so the store holds
+    // what is pending, not every stack ever seen.
+    bool trim(uint64_t keep_from_index, int64_t keep_from_ticks);
+    // Thread keys the kept events refer to.
+    std::unordered_set<uint64_t> referenced_threads() const;
+    size_t stack_count() const { return stacks_.size(); }
 
 private:
+    void forget_unreferenced_stacks();
+
     std::deque<StackTraceRequestEvent> events_;
     uint64_t base_index_ = 0;  // absolute index of events_.front()
     std::vector<StatisticsEvent> statistics_;
     std::map<int64_t, int64_t> running_;  // recording id -> start ticks
     std::unordered_map<std::string, uint64_t> stack_ids_;
     std::vector<StackTraceEntry> stacks_;  // stacks_[id - 1]
+    size_t stacks_after_last_pass_ = 0;    // what trim() last found, see there
 };
 
 }  // namespace stackreq

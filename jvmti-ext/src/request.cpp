@@ -99,6 +99,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (!ThreadRegistry::find_current(&thread, &tid)) {
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
+    if (thread.jfr_excluded) return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
     jvmtiError result = JVMTI_ERROR_NONE;
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
@@ -154,6 +155,10 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     if (error == JVMTI_ERROR_INVALID_THREAD) return reject(Counter::rejected_invalid_thread, error);
     if (error != JVMTI_ERROR_NONE || (thread_state & JVMTI_THREAD_STATE_ALIVE) == 0) {
         return reject(Counter::rejected_thread_not_alive, JVMTI_ERROR_THREAD_NOT_ALIVE);
+    }
+    int32_t target_tid = state.threads.tid_of(jni, target);
+    if (target_tid != 0 && ThreadRegistry::jfr_excluded(target_tid)) {
+        return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
     }
     jvmtiError available = check_available(state);
     if (available != JVMTI_ERROR_NONE) return available;

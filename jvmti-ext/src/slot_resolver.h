@@ -26,6 +26,8 @@ public:
     // Releases the slot's global thread reference.
     StackTraceRequestEvent resolve(JNIEnv* jni, RequestSlot& slot, EventStore& store);
     const MethodResolver& methods() const { return methods_; }
+    // After the store renumbered its stacks: the ids remembered for walked stacks are stale.
+    void forget_stacks() { walked_stacks_.clear(); }
 
 private:
     void append_walked_frames(const RequestSlot& slot);

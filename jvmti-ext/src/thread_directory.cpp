@@ -4,7 +4,7 @@ namespace stackreq {
 
 uint64_t ThreadDirectory::add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid) {
     Known known;
-    known.entry.id = threads_.size() + 1;
+    known.entry.id = next_key_++;
     known.entry.os_thread_id = tid;
     known.entry.java_thread_id = 0;
     jvmtiThreadInfo info{};
@@ -22,7 +22,7 @@ uint64_t ThreadDirectory::add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread threa
         if (jni->ExceptionCheck()) jni->ExceptionClear();
     }
     known.ref = jni->NewWeakGlobalRef(thread);
-    threads_.push_back(known);
+    threads_.emplace(known.entry.id, known);
     if (tid != 0) by_tid_[tid] = known.entry.id;
     return known.entry.id;
 }
@@ -36,10 +36,40 @@ void ThreadDirectory::on_thread_end(JNIEnv* jni, int32_t tid) {
     std::lock_guard<std::mutex> guard(mutex_);
     auto found = by_tid_.find(tid);
     if (found == by_tid_.end()) return;
-    Known& known = threads_[found->second - 1];
+    Known& known = threads_.at(found->second);
     if (known.ref != nullptr) {
         jni->DeleteWeakGlobalRef(known.ref);
         known.ref = nullptr;
+    }
+    if (known.end == 0) {
+        known.end = ++ends_;
+        if (oldest_held_end_ == 0) oldest_held_end_ = known.end;
+    }
+}
+
+bool ThreadDirectory::holds_ended(uint64_t ended_before) const {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return oldest_held_end_ != 0 && oldest_held_end_ <= ended_before;
+}
+
+uint64_t ThreadDirectory::end_count() const {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return ends_;
+}
+
+void ThreadDirectory::forget_ended(uint64_t ended_before, const std::unordered_set<uint64_t>& referenced) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    oldest_held_end_ = 0;
+    for (auto it = threads_.begin(); it != threads_.end();) {
+        const Known& known = it->second;
+        if (known.end == 0 || known.end > ended_before || referenced.count(it->first) != 0) {
+            if (known.end != 0 && (oldest_held_end_ == 0 || known.end < oldest_held_end_)) oldest_held_end_ = known.end;
+            ++it;
+            continue;
+        }
+        auto by_tid = by_tid_.find(static_cast<int32_t>(known.entry.os_thread_id));
+        if (by_tid != by_tid_.end() && by_tid->second == it->first) by_tid_.erase(by_tid);
+        it = threads_.erase(it);
     }
 }
 
@@ -51,16 +81,27 @@ uint64_t ThreadDirectory::key_for_tid(int32_t tid) {
 
 uint64_t ThreadDirectory::key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject thread) {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (const Known& known : threads_) {
-        if (known.ref != nullptr && jni->IsSameObject(known.ref, thread)) return known.entry.id;
+    for (const auto& known : threads_) {
+        if (known.second.ref != nullptr && jni->IsSameObject(known.second.ref, thread)) return known.first;
     }
     return add_locked(jvmti, jni, static_cast<jthread>(thread), 0);
 }
 
+int32_t ThreadDirectory::tid_of(JNIEnv* jni, jobject thread) const {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto& known : threads_) {
+        if (known.second.ref != nullptr && jni->IsSameObject(known.second.ref, thread)) {
+            return static_cast<int32_t>(known.second.entry.os_thread_id);
+        }
+    }
+    return 0;
+}
+
 bool ThreadDirectory::entry(uint64_t key, ThreadEntry* out) const {
     std::lock_guard<std::mutex> guard(mutex_);
-    if (key == 0 || key > threads_.size()) return false;
-    *out = threads_[key - 1].entry;
+    auto found = threads_.find(key);
+    if (found == threads_.end()) return false;
+    *out = found->second.entry;
     return true;
 }
 

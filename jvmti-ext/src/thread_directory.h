@@ -1,6 +1,7 @@
-// What the emitter knows of each Java thread: Java name and id, OS tid, and a global
-// reference for taking biased stack traces. Entries outlive their threads so events of a
-// thread that ended before the drain still carry it. Normal context only; internally locked.
+// What the emitter knows of each Java thread: Java name and id, OS tid, and a weak reference
+// to recognize it when another thread names it in a request. Entries outlive their threads so
+// events of a thread that ended before the drain still carry it, until forget_ended() finds no
+// pending event of theirs. Normal context only; internally locked.
 #pragma once
 
 #include <jni.h>
@@ -10,7 +11,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <vector>
+#include <unordered_set>
 
 #include "jfr_chunk.h"
 
@@ -27,19 +28,33 @@ public:
     // Key of the thread object; registers it (tid 0) when unknown. Returns 0 on failure.
     uint64_t key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject thread);
     bool entry(uint64_t key, ThreadEntry* out) const;
+    // OS tid of the running thread with this object, 0 when none is known.
+    int32_t tid_of(JNIEnv* jni, jobject thread) const;
+
+    // Counts thread ends: a drain that starts after end_count() returned n and takes every
+    // request in flight has taken every request of the first n threads that ended.
+    uint64_t end_count() const;
+    // Whether some thread among the first ended_before ends is still known.
+    bool holds_ended(uint64_t ended_before) const;
+    // Forgets the threads among the first ended_before ends that no key in referenced names.
+    void forget_ended(uint64_t ended_before, const std::unordered_set<uint64_t>& referenced);
 
     void set_thread_id_method(jmethodID get_id) { get_id_ = get_id; }
 
 private:
     struct Known {
         ThreadEntry entry;
-        jobject ref;  // weak global reference
+        jobject ref;         // weak global reference, null once the thread ended
+        uint64_t end = 0;    // its number among the ends, 0 while it runs
     };
     uint64_t add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid);
 
     mutable std::mutex mutex_;
     std::unordered_map<int32_t, uint64_t> by_tid_;
-    std::vector<Known> threads_;  // threads_[key - 1]
+    std::unordered_map<uint64_t, Known> threads_;  // by key
+    uint64_t next_key_ = 1;
+    uint64_t ends_ = 0;
+    uint64_t oldest_held_end_ = 0;  // the smallest end number still in threads_, 0 for none
     jmethodID get_id_ = nullptr;
 };
 

@@ -58,6 +58,7 @@ bool ThreadRegistry::add_current(JNIEnv* jni) {
         if (!slot.tid.compare_exchange_strong(seen, kClaimed, std::memory_order_acquire)) continue;
         slot.jni = jni;
         stack_bounds_of_current(&slot.stack_low, &slot.stack_high);
+        slot.jfr_excluded.store(false, std::memory_order_relaxed);
         slot.tid.store(tid, std::memory_order_release);
         t_current = {&slot, tid};
         return true;
@@ -65,17 +66,30 @@ bool ThreadRegistry::add_current(JNIEnv* jni) {
     return false;
 }
 
-void ThreadRegistry::remove(int32_t tid) {
-    if (t_current.tid == tid) t_current = {nullptr, 0};
+ThreadRegistry::Slot* ThreadRegistry::find(int32_t tid) {
     uint32_t index = hash_tid(tid);
     for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
         int32_t seen = slots_[index].tid.load(std::memory_order_acquire);
-        if (seen == kEmpty) return;
-        if (seen == tid) {
-            slots_[index].tid.store(kDeleted, std::memory_order_release);
-            return;
-        }
+        if (seen == kEmpty) return nullptr;
+        if (seen == tid) return &slots_[index];
     }
+    return nullptr;
+}
+
+void ThreadRegistry::remove(int32_t tid) {
+    if (t_current.tid == tid) t_current = {nullptr, 0};
+    Slot* slot = find(tid);
+    if (slot != nullptr) slot->tid.store(kDeleted, std::memory_order_release);
+}
+
+void ThreadRegistry::set_jfr_excluded(int32_t tid, bool excluded) {
+    Slot* slot = find(tid);
+    if (slot != nullptr) slot->jfr_excluded.store(excluded, std::memory_order_release);
+}
+
+bool ThreadRegistry::jfr_excluded(int32_t tid) {
+    Slot* slot = find(tid);
+    return slot != nullptr && slot->jfr_excluded.load(std::memory_order_acquire);
 }
 
 bool ThreadRegistry::find_current(ThreadSlotView* out, int32_t* tid) {
@@ -86,6 +100,7 @@ bool ThreadRegistry::find_current(ThreadSlotView* out, int32_t* tid) {
     out->jni = slot.jni;
     out->stack_low = slot.stack_low;
     out->stack_high = slot.stack_high;
+    out->jfr_excluded = slot.jfr_excluded.load(std::memory_order_acquire);
     *tid = current.tid;
     return true;
 }

@@ -16,6 +16,7 @@ struct ThreadSlotView {
     JNIEnv* jni;
     uintptr_t stack_low;   // lowest readable address of the thread's stack (above the guard zones)
     uintptr_t stack_high;  // one past the highest address
+    bool jfr_excluded;     // JFR excludes the thread from recording (jfr_exclusion.h)
 };
 
 class ThreadRegistry {
@@ -30,6 +31,9 @@ public:
     // (never was, or its ThreadEnd has run); *tid is then left unset.
     static bool find_current(ThreadSlotView* out, int32_t* tid);
     static int32_t current_tid();  // gettid: a system call, normal context only where it matters
+    // Normal context. Marks tid's entry excluded from JFR, or not; no effect when tid is unknown.
+    static void set_jfr_excluded(int32_t tid, bool excluded);
+    static bool jfr_excluded(int32_t tid);
 
 private:
     struct Slot {
@@ -37,7 +41,9 @@ private:
         JNIEnv* jni;
         uintptr_t stack_low;
         uintptr_t stack_high;
+        std::atomic<bool> jfr_excluded;
     };
+    static Slot* find(int32_t tid);
     static constexpr int32_t kEmpty = 0;
     static constexpr int32_t kDeleted = -1;
     static constexpr int32_t kClaimed = -2;

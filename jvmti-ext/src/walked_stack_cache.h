@@ -21,6 +21,7 @@ public:
     uint64_t find(const CallFrame* frames, int32_t count, bool truncated) const;
     void remember(const CallFrame* frames, int32_t count, bool truncated, uint64_t stack_id);
     size_t size() const { return by_hash_.size(); }
+    void clear() { by_hash_.clear(); }
 
 private:
     struct Entry {

@@ -126,5 +126,34 @@ int main() {
     CHECK(recorded.recording_stopped(7) == 50 && recorded.recording_stopped(7) == -1);
     recorded.trim(2, kMax);
     CHECK(recorded.size() == 0);
+
+    // Stacks no kept event refers to are forgotten once they are most of the store (checked when
+    // the stacks doubled since the last check), and the kept events keep their frames under their
+    // new ids.
+    EventStore churn;
+    auto add_churn = [&churn](uint64_t from, uint64_t to) {
+        for (uint64_t i = from; i < to; i++) {
+            uint64_t id = churn.intern_stack(frames({1, 2 + i % 3, 1000 + i}), false);
+            churn.add(event(static_cast<int64_t>(i), 1 + i % 2, id, static_cast<int64_t>(i)));
+        }
+    };
+    add_churn(0, 3000);
+    CHECK(!churn.trim(1000, 1000) && churn.stack_count() == 3000);  // 2,000 of 3,000 still referenced
+    add_churn(3000, 4000);
+    CHECK(!churn.trim(3990, 3990) && churn.stack_count() == 4000);  // not doubled since the last check
+    add_churn(4000, 6000);
+    CHECK(churn.trim(5990, 5990) && churn.size() == 10 && churn.stack_count() == 10);
+    CHECK(churn.referenced_threads().size() == 2);
+    ChunkContent after;
+    churn.collect({0, kMin, kMax, kMin}, Table(), &after);
+    CHECK(after.events.size() == 10 && after.stacks.size() == 10);
+    for (const StackTraceRequestEvent& kept : after.events) {
+        const StackTraceEntry& stack = after.stacks[kept.stack_trace_id - 1];
+        CHECK(stack.id == kept.stack_trace_id);
+        CHECK(stack.frames[2].method_id == 1000 + static_cast<uint64_t>(kept.user_data));
+    }
+    // A stack seen again after the compaction is found under its new id, a new one gets the next.
+    CHECK(churn.intern_stack(frames({1, 2 + 5999 % 3, 6999}), false) == after.events.back().stack_trace_id);
+    CHECK(churn.intern_stack(frames({5}), false) == 11);
     return 0;
 }

@@ -85,9 +85,10 @@ final class ContinuousPart {
                         long elapsed = System.nanoTime() - start;
                         if (elapsed >= minute * 60_000_000_000L + 5_000_000_000L) {
                             long rss = MemoryPart.rssOf(process.pid());
+                            long heap = MemoryPart.heapRssOf(jdk, process.pid());
                             if (rss > 0) {
                                 synchronized (samples) {
-                                    samples.add(new long[] {minute, rss});
+                                    samples.add(new long[] {minute, rss, heap});
                                 }
                             }
                             minute++;
@@ -114,13 +115,22 @@ final class ContinuousPart {
                     statistics[0], statistics[0] / seconds, statistics[1], statistics[2]));
         }
         bench.emit("");
-        bench.emit("| minute | with stackreq (MiB) | without (MiB) | stackreq + perf agent (MiB) |");
-        bench.emit("|---|---|---|---|");
+        bench.emit("The Java heap columns are the resident part of each JVM's heap (garbage included: in a JVM that"
+                + " allocates little, whatever it allocates shows as heap pages touched); the last column is the"
+                + " difference outside the heap: the agents' native memory.");
+        bench.emit("");
+        bench.emit("| minute | with stackreq (MiB) | without (MiB) | stackreq + perf agent (MiB) | Java heap with"
+                + " | Java heap without | outside the heap (MiB) |");
+        bench.emit("|---|---|---|---|---|---|---|");
         int rows = Math.min(with.size(), without.size());
         for (int i = 0; i < rows; i++) {
             long a = with.get(i)[1], b = without.get(i)[1];
+            long heapA = with.get(i)[2], heapB = without.get(i)[2];
+            boolean heaps = heapA >= 0 && heapB >= 0;
             bench.emit("| " + with.get(i)[0] + " | " + Stats.mib(a) + " | " + Stats.mib(b) + " | "
-                    + Stats.signedMib(a - b) + " |");
+                    + Stats.signedMib(a - b) + " | " + (heaps ? Stats.mib(heapA) : "?") + " | "
+                    + (heaps ? Stats.mib(heapB) : "?") + " | "
+                    + (heaps ? Stats.signedMib((a - heapA) - (b - heapB)) : "?") + " |");
         }
         bench.emit("");
     }

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Deliverable 4: resident memory (VmRSS of /proc/PID/status, sampled every 100 ms by this
@@ -53,6 +55,42 @@ final class MemoryPart {
             return -1;
         }
         return -1;
+    }
+
+    private static final Pattern HEAP_RANGE = Pattern.compile("\\[0x([0-9a-f]+), 0x([0-9a-f]+)\\)");
+
+    /**
+     * Resident bytes of the Java heap: the mappings inside the range {@code jcmd GC.heap_info}
+     * prints for the heap, or -1 when that fails.
+     */
+    static long heapRssOf(Jvm jdk, long pid) {
+        try {
+            Process jcmd = new ProcessBuilder(jdk.home.resolve("bin/jcmd").toString(), Long.toString(pid),
+                    "GC.heap_info").redirectErrorStream(true).start();
+            String info = new String(jcmd.getInputStream().readAllBytes());
+            if (jcmd.waitFor() != 0) return -1;
+            Matcher range = HEAP_RANGE.matcher(info);
+            if (!range.find()) return -1;
+            long low = Long.parseUnsignedLong(range.group(1), 16), high = Long.parseUnsignedLong(range.group(2), 16);
+            long rss = 0;
+            boolean inside = false;
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/smaps"))) {
+                int dash = line.indexOf('-');
+                int space = line.indexOf(' ');
+                if (dash > 0 && space > dash && line.substring(0, dash).matches("[0-9a-f]+")) {
+                    long start = Long.parseUnsignedLong(line.substring(0, dash), 16);
+                    inside = start >= low && start < high;
+                } else if (inside && line.startsWith("Rss:")) {
+                    rss += Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+            return rss;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 
     /** The emitter thread's on-CPU nanoseconds, or -1 when there is none (yet). */

@@ -140,6 +140,14 @@ public final class RecordingReader {
         return frames;
     }
 
+    private static final Map<IMCFrame.Type, String> JDK_FRAME_TYPES = Map.of(
+            IMCFrame.Type.JIT_COMPILED, "JIT compiled",
+            IMCFrame.Type.INTERPRETED, "Interpreted",
+            IMCFrame.Type.INLINED, "Inlined",
+            IMCFrame.Type.NATIVE, "Native",
+            IMCFrame.Type.CPP, "C++",
+            IMCFrame.Type.KERNEL, "Kernel");
+
     /**
      * The frame type as the JDK spells it: JMC maps the recorded description to its own constants
      * (whose names differ, "JIT Compiled"), and keeps other descriptions (stackreq's "Java") as read.
@@ -148,25 +156,7 @@ public final class RecordingReader {
         if (type == null) {
             return "";
         }
-        if (type == IMCFrame.Type.JIT_COMPILED) {
-            return "JIT compiled";
-        }
-        if (type == IMCFrame.Type.INTERPRETED) {
-            return "Interpreted";
-        }
-        if (type == IMCFrame.Type.INLINED) {
-            return "Inlined";
-        }
-        if (type == IMCFrame.Type.NATIVE) {
-            return "Native";
-        }
-        if (type == IMCFrame.Type.CPP) {
-            return "C++";
-        }
-        if (type == IMCFrame.Type.KERNEL) {
-            return "Kernel";
-        }
-        return type.getName();
+        return JDK_FRAME_TYPES.getOrDefault(type, type.getName());
     }
 
     private static void readStatistics(IItemIterable iterable, Map<String, Long> out) {

@@ -3,8 +3,10 @@ package io.stackreq.testapp;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordingStream;
 
 /**
  * Requests from normal code (JNI, ucontext NULL) that provoke each return code of
@@ -109,6 +111,14 @@ public final class Scenarios {
                 stop(recording);
                 break;
             }
+            case "jfr-excluded": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                requestsOfAStreamThread(report);
+                report.put("rc.main", Requester.request(null, 4));
+                stop(recording);
+                break;
+            }
             case "self-loop": {
                 report.put("enable.rc", Requester.enable());
                 Recording recording = startRecording(rec, true);
@@ -131,6 +141,28 @@ public final class Scenarios {
                 throw new IllegalArgumentException("unknown scenario " + scenario);
         }
         report.write(a.path("out"));
+    }
+
+    /**
+     * A RecordingStream's dispatch thread, which JFR excludes from recording while the stream
+     * runs, requests for itself from a flush callback (ids 1 and 2); then this thread requests
+     * for the stream's thread (id 3).
+     */
+    static void requestsOfAStreamThread(Report report) throws InterruptedException {
+        CountDownLatch requested = new CountDownLatch(1);
+        Thread[] streamThread = new Thread[1];
+        try (RecordingStream stream = new RecordingStream()) {
+            stream.onFlush(() -> {
+                if (requested.getCount() == 0) return;
+                streamThread[0] = Thread.currentThread();
+                report.put("rc.streamSelf", Requester.request(null, 1));
+                report.put("rc.streamCurrent", Requester.request(Thread.currentThread(), 2));
+                requested.countDown();
+            });
+            stream.startAsync();
+            if (!requested.await(60, TimeUnit.SECONDS)) throw new IllegalStateException("no flush in 60 s");
+            report.put("rc.ofStreamThread", Requester.request(streamThread[0], 3));
+        }
     }
 
     public static final int SELF_LOOP_REQUESTS = 1000;

@@ -123,7 +123,7 @@ class ContinuousRecordingTest {
         }
         List<Long> missing = accepted.stream().filter(id -> id > low && id <= high && !ids.contains(id)).sorted()
                 .toList();
-        assertTrue(high - low > 1000, () -> "too few requests in the retained window: ids " + low + ".." + high);
+        assertTrue(high - low > 300, () -> "too few requests in the retained window: ids " + low + ".." + high);
         assertTrue(missing.isEmpty(), () -> missing.size() + " events of the last " + (maxAge - 2)
                 + " s are missing, e.g. " + missing.subList(0, Math.min(10, missing.size())) + "; " + measured);
     }

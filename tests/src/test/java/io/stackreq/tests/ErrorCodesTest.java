@@ -54,6 +54,23 @@ class ErrorCodesTest {
         assertStatistic(run, "rejectedWrongPhase", 3);
     }
 
+    /**
+     * Issue 12, acceptance 4: a thread JFR excludes (a RecordingStream's dispatch thread) gets
+     * WRONG_PHASE for itself, by NULL or by name, and so does a request naming it from another
+     * thread; no event, each counted.
+     */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void wrongPhaseForThreadsJfrExcludes(Jdk jdk) throws Exception {
+        ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "");
+        assertEquals(Requester.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
+        assertEquals(Requester.WRONG_PHASE, run.rc("streamCurrent"), () -> "stream thread, by name\n" + run);
+        assertEquals(Requester.WRONG_PHASE, run.rc("ofStreamThread"), () -> "for the stream thread\n" + run);
+        assertEquals(Requester.NONE, run.rc("main"), () -> "main thread\n" + run);
+        Accounting.assertEachIdExactlyOnce(new long[] {4}, Accounting.userData(run.requests()), "jfr-excluded");
+        assertStatistic(run, "rejectedWrongPhase", 3);
+    }
+
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void notAvailableWhenTheRecordingDoesNotEnableTheEvent(Jdk jdk) throws Exception {

@@ -39,6 +39,8 @@ public final class Bootstrap {
      * the listeners, so the path is noted while the recording runs.
      */
     private static final Map<Long, Path> memoryDestinations = new ConcurrentHashMap<>();
+    /** Whether a running recording is in memory: only then does the poll look for destinations. */
+    private static volatile boolean memoryRecordingRunning;
 
     private Bootstrap() {
     }
@@ -99,23 +101,24 @@ public final class Bootstrap {
     /**
      * JFR applies {@code Recording.enable/disable}, a second recording's settings and
      * {@code jcmd JFR.configure} without telling listeners; a poll brings each change to the
-     * request gate within {@link #SETTINGS_POLL_MILLIS}.
+     * request gate within {@link #SETTINGS_POLL_MILLIS}. Recordings starting and stopping reach
+     * the gate through the listener, the throttle through {@link ThrottleSetting}.
      */
     private static void pollSettings() {
         boolean lastSeen = false;
-        long polls = 0;
         while (true) {
             try {
                 // EventType.isEnabled() allocates nothing: the full check (which copies every
-                // recording's settings) runs only when it changes, or every 50th poll, so that the
-                // poll does not churn the application's heap.
+                // recording's settings) runs only when it changes, so that in the steady state the
+                // poll allocates nothing in the application's heap, where even garbage shows as RSS
+                // growth of an application that allocates little itself.
                 EventType type = eventType;
                 boolean enabled = type != null && type.isEnabled();
-                if (enabled != lastSeen || polls++ % 50 == 0) {
+                if (enabled != lastSeen) {
                     refreshEnabled();
                     lastSeen = enabled;
                 }
-                if (continuous && enabled) {
+                if (continuous && enabled && memoryRecordingRunning) {
                     noteMemoryDestinations();
                 }
                 TimeUnit.MILLISECONDS.sleep(SETTINGS_POLL_MILLIS);
@@ -164,6 +167,7 @@ public final class Bootstrap {
 
         @Override
         public void recordingStateChanged(Recording recording) {
+            memoryRecordingRunning = anyRunning(running -> !running.isToDisk());
             RecordingState state = recording.getState();
             if (state == RecordingState.RUNNING) {
                 NativeBridge.recordingSeen();
