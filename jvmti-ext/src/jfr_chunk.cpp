@@ -313,28 +313,30 @@ private:
         }
     }
 
-    void write_thread_pool() {
-        size_t n = count(used_thread_);
+    // A pool of the items the events use: each used one as write_item writes it.
+    template <typename Item, typename WriteItem>
+    void write_used_pool(uint64_t type, const std::vector<Item>& items, const std::vector<bool>& used,
+                         WriteItem write_item) {
+        size_t n = count(used);
         if (n == 0) return;
-        start_pool(kThread, n);
-        for (size_t t = 0; t < c_.threads.size(); t++) {
-            if (!used_thread_[t]) continue;
-            const ThreadEntry& thread = c_.threads[t];
+        start_pool(type, n);
+        for (size_t i = 0; i < items.size(); i++) {
+            if (used[i]) write_item(items[i]);
+        }
+    }
+
+    void write_thread_pool() {
+        write_used_pool(kThread, c_.threads, used_thread_, [this](const ThreadEntry& thread) {
             buf_.put_varint64(thread.id);
             put_optional_string(thread.os_name);
             buf_.put_varint64(thread.os_thread_id);
             put_optional_string(thread.java_name);
             buf_.put_varint64(thread.java_thread_id);
-        }
+        });
     }
 
     void write_stack_trace_pool() {
-        size_t n = count(used_stack_);
-        if (n == 0) return;
-        start_pool(kStackTrace, n);
-        for (size_t k = 0; k < c_.stacks.size(); k++) {
-            if (!used_stack_[k]) continue;
-            const StackTraceEntry& stack = c_.stacks[k];
+        write_used_pool(kStackTrace, c_.stacks, used_stack_, [this](const StackTraceEntry& stack) {
             buf_.put_varint64(stack.id);
             buf_.put_bool(stack.truncated);
             buf_.put_varint32(static_cast<uint32_t>(stack.frames.size()));
@@ -344,7 +346,7 @@ private:
                 buf_.put_varint32(frame.bci);
                 buf_.put_varint64(frame_type_key(frame.type));
             }
-        }
+        });
     }
 
     void write_method_pool() {
@@ -361,33 +363,31 @@ private:
         }
     }
 
-    void write_class_pool() {
-        if (classes_.entries().empty()) return;
-        start_pool(kClass, classes_.entries().size());
-        for (const auto& entry : classes_.entries()) {
+    // A pool of interned entries: each one's key, then what write_value writes of its value.
+    template <typename Entries, typename WriteValue>
+    void write_interned_pool(uint64_t type, const Entries& entries, WriteValue write_value) {
+        if (entries.empty()) return;
+        start_pool(type, entries.size());
+        for (const auto& entry : entries) {
             buf_.put_varint64(entry.key);
-            buf_.put_varint64(entry.value.name);
-            buf_.put_varint64(entry.value.package);
-            buf_.put_bool(entry.value.hidden);
+            write_value(entry.value);
         }
+    }
+
+    void write_class_pool() {
+        write_interned_pool(kClass, classes_.entries(), [this](const auto& klass) {
+            buf_.put_varint64(klass.name);
+            buf_.put_varint64(klass.package);
+            buf_.put_bool(klass.hidden);
+        });
     }
 
     void write_package_pool() {
-        if (packages_.entries().empty()) return;
-        start_pool(kPackage, packages_.entries().size());
-        for (const auto& entry : packages_.entries()) {
-            buf_.put_varint64(entry.key);
-            buf_.put_varint64(entry.value);
-        }
+        write_interned_pool(kPackage, packages_.entries(), [this](uint64_t name) { buf_.put_varint64(name); });
     }
 
     void write_symbol_pool() {
-        if (symbols_.entries().empty()) return;
-        start_pool(kSymbol, symbols_.entries().size());
-        for (const auto& entry : symbols_.entries()) {
-            buf_.put_varint64(entry.key);
-            buf_.put_string(entry.value);
-        }
+        write_interned_pool(kSymbol, symbols_.entries(), [this](const auto& text) { buf_.put_string(text); });
     }
 
     void write_frame_type_pool(size_t used_count) {
