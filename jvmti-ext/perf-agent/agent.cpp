@@ -175,7 +175,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     log_info("sampling Java threads: engine=%s leader=%s period=%" PRIu64 " %s%s, signal %d, samples to %s%s%s",
              engine_name(), leader_name(), g_options.period, g_options.period_is_time ? "ns" : "events",
              g_exclude_kernel ? " (user space only)" : "", g_options.signal, g_writer.path().c_str(),
-             g_options.biased ? ", biased (stacks at the next safepoint)" : "",
+             g_options.biased ? ", biased (no ucontext: stacks of threads in native code only)" : "",
              g_options.dry_run ? ", dry-run (no requests)" : "");
 }
 

@@ -21,6 +21,7 @@
 #include "stackreq.h"
 #include "thread_directory.h"
 #include "thread_registry.h"
+#include "virtual_threads.h"
 
 #ifndef STACKREQ_VERSION
 #define STACKREQ_VERSION "0.1.0"
@@ -95,6 +96,7 @@ void resolve_thread_methods(JNIEnv* jni) {
 void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     AgentState& state = agent();
     resolve_thread_methods(jni);
+    VirtualThreads::resolve_entry_method(jni);
     jint class_count = 0;
     jclass* classes = nullptr;
     if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
@@ -196,6 +198,7 @@ jint start_agent(JavaVM* vm, char* option_text) {
     jvmtiCapabilities retransform{};
     retransform.can_retransform_classes = 1;
     jvmti->AddCapabilities(&retransform);
+    VirtualThreads::start(jvmti);
     const bool exclusions = JfrExclusion::request_capability(jvmti);
     if (!exclusions) Log::warn("NativeMethodBind refused: requests of threads JFR excludes are not refused");
     jvmtiEventCallbacks callbacks{};

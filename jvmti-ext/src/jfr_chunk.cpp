@@ -332,6 +332,7 @@ private:
             buf_.put_varint64(thread.os_thread_id);
             put_optional_string(thread.java_name);
             buf_.put_varint64(thread.java_thread_id);
+            buf_.put_bool(thread.is_virtual);
         });
     }
 

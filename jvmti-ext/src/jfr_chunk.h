@@ -51,6 +51,7 @@ struct ThreadEntry {
     int64_t java_thread_id;      // 0 when unknown
     std::string java_name;       // "" when unknown
     std::string os_name;
+    bool is_virtual = false;
 };
 
 // The time scale a chunk header states: wall clock and tick counter at the chunk start.

@@ -46,7 +46,8 @@ std::vector<ClassDef> build_classes() {
     c.push_back({kThread, "java.lang.Thread", "", false,
                  {value_field(kString, "osName", "OS Thread Name"), value_field(kLong, "osThreadId", "OS Thread Id"),
                   value_field(kString, "javaName", "Java Thread Name"),
-                  value_field(kLong, "javaThreadId", "Java Thread Id")},
+                  value_field(kLong, "javaThreadId", "Java Thread Id"),
+                  value_field(kBoolean, "virtual", "Virtual Thread")},
                  {label("Thread")}});
     // The JVM's Class also has classLoader and modifiers, its Package module and exported:
     // AsyncGetCallTrace frames do not tell them, and readers treat missing fields as absent.

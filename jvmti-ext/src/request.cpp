@@ -105,6 +105,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (slot == nullptr) return result;
     slot->thread_ref = nullptr;
     slot->tid = tid;
+    slot->event.thread_id = thread.mounted_thread_key;
     // Without a ucontext the walk starts from this call's own stack pointer: from a JNI method or
     // a JVMTI callback the thread is in native state and AsyncGetCallTrace walks from its last
     // Java frame, i.e. exactly the Java frames at the call. In a handler that interrupted Java

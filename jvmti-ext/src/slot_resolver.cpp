@@ -2,6 +2,7 @@
 
 #include "agent_state.h"
 #include "thread_directory.h"
+#include "virtual_threads.h"
 
 namespace stackreq {
 
@@ -45,8 +46,21 @@ bool SlotResolver::append_frames_at_safepoint(jobject thread, bool* truncated) {
     return true;
 }
 
+void SlotResolver::end_at_virtual_thread_entry(RequestSlot& slot, bool mounted) {
+    jmethodID entry = VirtualThreads::entry_method();
+    if (entry == nullptr) return;
+    for (int32_t i = 0; i < slot.frame_count; i++) {
+        if (slot.frames[i].method == entry) {
+            slot.frame_count = mounted ? i + 1 : 0;
+            slot.truncated = false;
+            return;
+        }
+    }
+}
+
 StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, EventStore& store) {
     StackTraceRequestEvent event = slot.event;
+    const uint64_t virtual_thread = slot.kind == RequestKind::kBiasedOther ? 0 : slot.event.thread_id;
     event.thread_id = 0;
     event.stack_trace_id = 0;
     event.failed = true;
@@ -59,7 +73,8 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
     switch (slot.kind) {
         case RequestKind::kWalked:
         case RequestKind::kBiasedSelf:
-            event.thread_id = threads.key_for_tid(slot.tid);
+            event.thread_id = virtual_thread != 0 ? virtual_thread : threads.key_for_tid(slot.tid);
+            end_at_virtual_thread_entry(slot, virtual_thread != 0);
             if (slot.frame_count > 0) {
                 event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
                 if (event.stack_trace_id == 0) {

@@ -31,6 +31,10 @@ public:
 
 private:
     void append_walked_frames(const RequestSlot& slot);
+    // A virtual thread's walk continues into its carrier's frames: they go. A walk through a
+    // virtual thread's entry that no mounted virtual thread claims was taken while one mounted
+    // or unmounted, whose thread is unknown: it yields no frames (the event fails).
+    static void end_at_virtual_thread_entry(RequestSlot& slot, bool mounted);
     bool append_frames_at_safepoint(jobject thread, bool* truncated);
 
     jvmtiEnv* jvmti_;

@@ -2,9 +2,9 @@
 
 namespace stackreq {
 
-uint64_t ThreadDirectory::add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid) {
+uint64_t ThreadDirectory::add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid, uint64_t key) {
     Known known;
-    known.entry.id = next_key_++;
+    known.entry.id = key != 0 ? key : next_key_++;
     known.entry.os_thread_id = tid;
     known.entry.java_thread_id = 0;
     jvmtiThreadInfo info{};
@@ -41,10 +41,46 @@ void ThreadDirectory::on_thread_end(JNIEnv* jni, int32_t tid) {
         jni->DeleteWeakGlobalRef(known.ref);
         known.ref = nullptr;
     }
-    if (known.end == 0) {
-        known.end = ++ends_;
-        if (oldest_held_end_ == 0) oldest_held_end_ = known.end;
+    end_locked(known);
+}
+
+void ThreadDirectory::end_locked(Known& known) {
+    if (known.end != 0) return;
+    known.end = ++ends_;
+    if (oldest_held_end_ == 0) oldest_held_end_ = known.end;
+}
+
+uint64_t ThreadDirectory::on_virtual_mount(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
+    // The key rides in the virtual thread's JVMTI thread-local storage: a mount costs no lookup.
+    void* stored = nullptr;
+    if (jvmti->GetThreadLocalStorage(thread, &stored) != JVMTI_ERROR_NONE) return 0;
+    uint64_t key = reinterpret_cast<uintptr_t>(stored);
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (key != 0) {
+        auto found = threads_.find(key);
+        if (found != threads_.end()) {
+            found->second.end = 0;
+            return key;
+        }
     }
+    // New, or forgotten while it was unmounted: registered (again, under the same key).
+    key = add_locked(jvmti, jni, thread, 0, key);
+    Known& known = threads_.at(key);
+    known.entry.is_virtual = true;
+    known.entry.os_name.clear();
+    // Found by its storage, never by object (a request naming a virtual thread is unsupported).
+    if (known.ref != nullptr) {
+        jni->DeleteWeakGlobalRef(known.ref);
+        known.ref = nullptr;
+    }
+    jvmti->SetThreadLocalStorage(thread, reinterpret_cast<void*>(static_cast<uintptr_t>(key)));
+    return key;
+}
+
+void ThreadDirectory::on_virtual_unmount(uint64_t key) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto found = threads_.find(key);
+    if (found != threads_.end()) end_locked(found->second);
 }
 
 bool ThreadDirectory::holds_ended(uint64_t ended_before) const {

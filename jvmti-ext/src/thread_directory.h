@@ -27,6 +27,11 @@ public:
     uint64_t key_for_tid(int32_t tid);
     // Key of the thread object; registers it (tid 0) when unknown. Returns 0 on failure.
     uint64_t key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject thread);
+    // A virtual thread mounting (on its carrier): its key, registered when new.
+    uint64_t on_virtual_mount(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread);
+    // It unmounts: like an end, until it mounts again (then it keeps its key, unless its entry
+    // was forgotten meanwhile: a new key).
+    void on_virtual_unmount(uint64_t key);
     bool entry(uint64_t key, ThreadEntry* out) const;
     // OS tid of the running thread with this object, 0 when none is known.
     int32_t tid_of(JNIEnv* jni, jobject thread) const;
@@ -47,9 +52,12 @@ private:
         jobject ref;         // weak global reference, null once the thread ended
         uint64_t end = 0;    // its number among the ends, 0 while it runs
     };
-    uint64_t add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid);
+    // key 0: a new key.
+    uint64_t add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid, uint64_t key = 0);
 
     mutable std::mutex mutex_;
+    void end_locked(Known& known);
+
     std::unordered_map<int32_t, uint64_t> by_tid_;
     std::unordered_map<uint64_t, Known> threads_;  // by key
     uint64_t next_key_ = 1;

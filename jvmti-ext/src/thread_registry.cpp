@@ -59,6 +59,7 @@ bool ThreadRegistry::add_current(JNIEnv* jni) {
         slot.jni = jni;
         stack_bounds_of_current(&slot.stack_low, &slot.stack_high);
         slot.jfr_excluded.store(false, std::memory_order_relaxed);
+        slot.mounted_thread_key.store(0, std::memory_order_relaxed);
         slot.tid.store(tid, std::memory_order_release);
         t_current = {&slot, tid};
         return true;
@@ -87,6 +88,15 @@ void ThreadRegistry::set_jfr_excluded(int32_t tid, bool excluded) {
     if (slot != nullptr) slot->jfr_excluded.store(excluded, std::memory_order_release);
 }
 
+void ThreadRegistry::set_current_mounted(uint64_t thread_key) {
+    const CurrentThread current = t_current;
+    if (current.slot == nullptr) return;
+    Slot& slot = *const_cast<Slot*>(static_cast<const Slot*>(current.slot));
+    if (slot.tid.load(std::memory_order_acquire) == current.tid) {
+        slot.mounted_thread_key.store(thread_key, std::memory_order_release);
+    }
+}
+
 bool ThreadRegistry::jfr_excluded(int32_t tid) {
     Slot* slot = find(tid);
     return slot != nullptr && slot->jfr_excluded.load(std::memory_order_acquire);
@@ -101,6 +111,7 @@ bool ThreadRegistry::find_current(ThreadSlotView* out, int32_t* tid) {
     out->stack_low = slot.stack_low;
     out->stack_high = slot.stack_high;
     out->jfr_excluded = slot.jfr_excluded.load(std::memory_order_acquire);
+    out->mounted_thread_key = slot.mounted_thread_key.load(std::memory_order_acquire);
     *tid = current.tid;
     return true;
 }

@@ -17,6 +17,7 @@ struct ThreadSlotView {
     uintptr_t stack_low;   // lowest readable address of the thread's stack (above the guard zones)
     uintptr_t stack_high;  // one past the highest address
     bool jfr_excluded;     // JFR excludes the thread from recording (jfr_exclusion.h)
+    uint64_t mounted_thread_key;  // the virtual thread this carrier runs (virtual_threads.h), 0 for none
 };
 
 class ThreadRegistry {
@@ -34,6 +35,8 @@ public:
     // Normal context. Marks tid's entry excluded from JFR, or not; no effect when tid is unknown.
     static void set_jfr_excluded(int32_t tid, bool excluded);
     static bool jfr_excluded(int32_t tid);
+    // Normal context, on a carrier thread: the key of the virtual thread it now runs, 0 for none.
+    static void set_current_mounted(uint64_t thread_key);
 
 private:
     struct Slot {
@@ -42,6 +45,7 @@ private:
         uintptr_t stack_low;
         uintptr_t stack_high;
         std::atomic<bool> jfr_excluded;
+        std::atomic<uint64_t> mounted_thread_key;
     };
     static Slot* find(int32_t tid);
     static constexpr int32_t kEmpty = 0;

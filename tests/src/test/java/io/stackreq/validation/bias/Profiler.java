@@ -15,7 +15,7 @@ import io.stackreq.validation.Jfc;
 public enum Profiler {
     /** libstackreq-perf.so, perf task-clock 1 ms, RequestStackTrace with the signal's ucontext. */
     STACKREQ("stackreq", "jdk.StackTraceRequest"),
-    /** The same signals with ucontext = NULL: the stack of the next safepoint. */
+    /** The same signals with ucontext = NULL: a stack only where the thread is in native code. */
     STACKREQ_BIASED("stackreq biased", "jdk.StackTraceRequest"),
     /** JFR's own sampler, jdk.ExecutionSample every 1 ms (Java code only). */
     JFR_EXECUTION_SAMPLE("JFR ExecutionSample", "jdk.ExecutionSample"),

@@ -1,0 +1,97 @@
+#include "virtual_threads.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "agent_state.h"
+#include "log.h"
+#include "thread_registry.h"
+
+namespace stackreq {
+namespace VirtualThreads {
+
+namespace {
+
+std::atomic<jmethodID> g_entry_method{nullptr};
+
+// can_support_virtual_threads, the 45th capability bit (JDK 21's jvmti.h); the build's JDK 17
+// headers do not name it.
+constexpr unsigned kSupportVirtualThreadsBit = 44;
+
+void JNICALL on_mount(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
+    ThreadRegistry::set_current_mounted(agent().threads.on_virtual_mount(jvmti, jni, thread));
+}
+
+void JNICALL on_unmount(jvmtiEnv*, JNIEnv*, jthread) {
+    ThreadSlotView view;
+    int32_t tid = 0;
+    if (!ThreadRegistry::find_current(&view, &tid) || view.mounted_thread_key == 0) return;
+    ThreadRegistry::set_current_mounted(0);
+    agent().threads.on_virtual_unmount(view.mounted_thread_key);
+}
+
+bool listen(jvmtiEnv* jvmti, const jvmtiExtensionEventInfo& event) {
+    jvmtiExtensionEvent callback = nullptr;
+    if (std::strcmp(event.id, "com.sun.hotspot.events.VirtualThreadMount") == 0) {
+        callback = reinterpret_cast<jvmtiExtensionEvent>(on_mount);
+    } else if (std::strcmp(event.id, "com.sun.hotspot.events.VirtualThreadUnmount") == 0) {
+        callback = reinterpret_cast<jvmtiExtensionEvent>(on_unmount);
+    } else {
+        return false;
+    }
+    return jvmti->SetExtensionEventCallback(event.extension_event_index, callback) == JVMTI_ERROR_NONE &&
+           jvmti->SetEventNotificationMode(JVMTI_ENABLE, static_cast<jvmtiEvent>(event.extension_event_index),
+                                           nullptr) == JVMTI_ERROR_NONE;
+}
+
+}  // namespace
+
+bool start(jvmtiEnv* jvmti) {
+    jint count = 0;
+    jvmtiExtensionEventInfo* events = nullptr;
+    if (jvmti->GetExtensionEvents(&count, &events) != JVMTI_ERROR_NONE) return false;
+    bool has_mounts = false;
+    for (jint i = 0; i < count; i++) {
+        has_mounts |= std::strcmp(events[i].id, "com.sun.hotspot.events.VirtualThreadMount") == 0;
+    }
+    int listening = 0;
+    if (has_mounts) {
+        jvmtiCapabilities capabilities{};
+        reinterpret_cast<uint32_t*>(&capabilities)[kSupportVirtualThreadsBit / 32] |= 1u
+                                                                                      << (kSupportVirtualThreadsBit % 32);
+        if (jvmti->AddCapabilities(&capabilities) == JVMTI_ERROR_NONE) {
+            for (jint i = 0; i < count; i++) listening += listen(jvmti, events[i]) ? 1 : 0;
+        }
+        if (listening != 2) {
+            Log::warn("cannot follow virtual thread mounts: requests in virtual threads go to their carrier");
+        }
+    }
+    for (jint i = 0; i < count; i++) {
+        for (jint p = 0; p < events[i].param_count; p++) {
+            jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].params[p].name));
+        }
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].id));
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].short_description));
+        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].params));
+    }
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(events));
+    return listening == 2;
+}
+
+void resolve_entry_method(JNIEnv* jni) {
+    jclass continuation = jni->FindClass("jdk/internal/vm/Continuation");
+    if (continuation == nullptr) {
+        jni->ExceptionClear();
+        return;
+    }
+    jmethodID entry = jni->GetStaticMethodID(continuation, "enterSpecial", "(Ljdk/internal/vm/Continuation;ZZ)V");
+    if (entry == nullptr) jni->ExceptionClear();
+    g_entry_method.store(entry, std::memory_order_release);
+    jni->DeleteLocalRef(continuation);
+}
+
+jmethodID entry_method() { return g_entry_method.load(std::memory_order_acquire); }
+
+}  // namespace VirtualThreads
+}  // namespace stackreq

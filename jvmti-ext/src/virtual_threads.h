@@ -1,0 +1,25 @@
+// Requests made in a mounted virtual thread (JDK 21+) belong to the virtual thread, as on a JDK
+// with the API: stackreq follows mounts with JVMTI's VirtualThreadMount/VirtualThreadUnmount
+// extension events and keeps, in the carrier's thread registry slot, the key of the virtual
+// thread it runs; a request copies that key into its event. The frames of such a request end
+// where the virtual thread's own frames end (Continuation.enterSpecial), as JFR's own stacks
+// of virtual threads do, without the carrier's. Normal context only.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+namespace stackreq {
+namespace VirtualThreads {
+
+// At Agent_OnLoad, after the other capabilities: on a JDK with virtual threads, asks for
+// can_support_virtual_threads and listens to mounts. False on a JDK without them, or with a
+// one-line warning when the JDK refuses.
+bool start(jvmtiEnv* jvmti);
+// At VMInit: the method that starts a virtual thread's frames, for the emitter.
+void resolve_entry_method(JNIEnv* jni);
+// The jmethodID of Continuation.enterSpecial, null before VMInit or without virtual threads.
+jmethodID entry_method();
+
+}  // namespace VirtualThreads
+}  // namespace stackreq

@@ -1,0 +1,96 @@
+package io.stackreq.tests;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+
+import io.stackreq.testapp.Report;
+import io.stackreq.testapp.Requester;
+import io.stackreq.testapp.VirtualThreads;
+import io.stackreq.tests.support.Accounting;
+import io.stackreq.tests.support.JfrFile;
+import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JvmRun;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 12, acceptance 2: 2,000 virtual threads on two carriers mount and unmount five times
+ * each under 1 kHz CPU-timer requests on the carriers (with the signal's ucontext) and one
+ * request of their own each (without). Every request made in a virtual thread is an event of
+ * that virtual thread ({@code virtual = true}) whose stack ends at the virtual thread's entry,
+ * with no carrier frame; accounting is exact.
+ */
+class VirtualThreadsTest {
+    /** Frames of the virtual threads' own code: their task's lambda and virtualWork. */
+    static final String APP = VirtualThreads.class.getName();
+    static final String ENTRY = "jdk.internal.vm.Continuation.enterSpecial";
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void requestsInVirtualThreadsAreTheirsWithTheirFramesOnly(Jdk jdk) throws Exception {
+        Assumptions.assumeTrue(jdk.feature() >= 21, "virtual threads exist from JDK 21 on; " + jdk + " has none");
+        Path recording = dir.resolve("rec.jfr");
+        Path reportFile = dir.resolve("report.txt");
+        JvmRun.on(jdk, dir).flags("-Djdk.virtualThreadScheduler.parallelism=2")
+                .main(VirtualThreads.class, "out=" + reportFile, "rec=" + recording).run();
+        Report report = Report.read(reportFile);
+        assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
+        assertTrue(report.getInt("carriersArmed") >= 1, () -> "no carrier got a timer\n" + report);
+        assertEquals(0, report.getInt("explicitNotNone"), () -> "requests of virtual threads refused\n" + report);
+        long[] explicit = report.getLongs("explicit");
+        long[] accepted = LongStream.concat(LongStream.of(report.getLongs("accepted")), LongStream.of(explicit))
+                .toArray();
+        List<RecordedEvent> events = JfrFile.requests(recording);
+        Accounting.assertEachIdExactlyOnce(accepted, Accounting.userData(events), "virtual threads");
+
+        List<String> wrong = new ArrayList<>();
+        long inVirtual = 0;
+        long timerInVirtual = 0;
+        long failedInVirtual = 0;  // a timer signal during a mount or unmount: no walk, the right thread
+        for (RecordedEvent event : events) {
+            boolean explicitRequest = event.getLong("userData") >= VirtualThreads.EXPLICIT_IDS;
+            List<String> methods = JfrFile.methods(event);
+            RecordedThread thread = event.getThread();
+            boolean virtual = thread != null && thread.getBoolean("virtual");
+            if (explicitRequest || methods.stream().anyMatch(m -> m.startsWith(APP) && !m.endsWith(".main"))) {
+                inVirtual++;
+                timerInVirtual += explicitRequest ? 0 : 1;
+                if (!virtual || !thread.getJavaName().startsWith("vt-")) {
+                    wrong.add("not on its virtual thread: " + JfrFile.describe(event));
+                } else if (event.getBoolean("failed") || !ENTRY.equals(methods.get(methods.size() - 1))
+                        || methods.stream().anyMatch(m -> m.startsWith("java.util.concurrent.ForkJoin"))) {
+                    wrong.add("not the virtual thread's frames only: " + JfrFile.describe(event));
+                } else if (explicitRequest && !(Requester.class.getName() + ".request").equals(methods.get(0))) {
+                    wrong.add("its own request is not at the call: " + JfrFile.describe(event));
+                }
+            } else if (virtual && !event.getBoolean("failed")) {
+                wrong.add("virtual without its code: " + JfrFile.describe(event));
+            } else if (virtual) {
+                failedInVirtual++;
+            }
+        }
+        System.out.println(jdk + " virtual threads: " + events.size() + " events, " + inVirtual
+                + " walked in a virtual thread (" + timerInVirtual + " from timers), " + failedInVirtual
+                + " failed in one");
+        long finalTimerInVirtual = timerInVirtual;
+        long finalInVirtual = inVirtual;
+        assertAll(
+                () -> assertTrue(wrong.isEmpty(), () -> wrong.size() + " of " + events.size() + " events wrong, e.g. "
+                        + wrong.subList(0, Math.min(3, wrong.size()))),
+                () -> assertTrue(finalTimerInVirtual >= 50, () -> "only " + finalTimerInVirtual
+                        + " timer requests landed in a virtual thread (of " + finalInVirtual + " in all)"));
+    }
+}
