@@ -1,19 +1,16 @@
 package bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+
+import io.stackreq.tests.support.ChildProcess;
 
 /** One JDK, and launching a JVM of it with its output kept in a run directory. */
 final class Jvm {
@@ -88,7 +85,6 @@ final class Jvm {
      */
     Result run(Path dir, List<String> jvmArgs, String classpath, String mainClass, List<String> args,
                int timeoutSeconds, Consumer<Process> monitor) throws IOException, InterruptedException {
-        Files.createDirectories(dir);
         List<String> command = new ArrayList<>();
         command.add(home.resolve("bin/java").toString());
         command.addAll(jvmArgs);
@@ -96,42 +92,14 @@ final class Jvm {
         command.add(classpath);
         command.add(mainClass);
         command.addAll(args);
+        Files.createDirectories(dir);
         Files.write(dir.resolve("command.txt"), List.of(String.join(" ", command)));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
-                .redirectError(dir.resolve("stderr.txt").toFile());
-        long start = System.nanoTime();
-        Process process = builder.start();
-        List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        List<Long> times = Collections.synchronizedList(new ArrayList<>());
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(
-                         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("stdout.txt")))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    times.add(System.nanoTime());
-                    lines.add(line);
-                    out.println(line);
-                }
-            } catch (IOException e) {
-                lines.add("(harness: reading stdout failed: " + e + ")");
-                times.add(System.nanoTime());
-            }
-        }, "stdout of " + dir.getFileName());
-        reader.start();
-        Thread watcher = null;
-        if (monitor != null) {
-            watcher = new Thread(() -> monitor.accept(process), "monitor of " + dir.getFileName());
-            watcher.setDaemon(true);
-            watcher.start();
-        }
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            process.waitFor();
-        }
-        long end = System.nanoTime();
-        reader.join();
-        if (watcher != null) watcher.join(5000);
-        return new Result(dir, process.exitValue(), new ArrayList<>(lines), new ArrayList<>(times),
-                process.pid(), start, end);
+        ChildProcess.Outcome outcome = ChildProcess.run(command, dir, dir.resolve("stdout.txt"),
+                dir.resolve("stderr.txt"), Duration.ofSeconds(timeoutSeconds), home.resolve("bin/jstack"),
+                dir.resolve("hang.txt"), monitor);
+        if (outcome.hung()) Bench.progress("hang: " + dir + " did not exit within " + timeoutSeconds + " s; threads in "
+                + dir.resolve("hang.txt"));
+        return new Result(dir, outcome.exitCode(), outcome.lines(), outcome.lineNanos(), outcome.pid(),
+                outcome.startNanos(), outcome.endNanos());
     }
 }

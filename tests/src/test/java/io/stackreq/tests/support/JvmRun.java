@@ -3,7 +3,6 @@ package io.stackreq.tests.support;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a child process of a test: a workload class in a JVM of one JDK with libstackreq.so and
@@ -25,10 +23,10 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * the stackreq CLI jar ({@link #cli}), or a command the test built ({@link #command}), under an
- * optional wrapper such as a umask. stdin is empty and stdout and stderr go to files in the work
- * directory (no pipe can fill up). A process that outlives its timeout is a hang: its Java
- * threads ({@code jstack}, when it is a JVM of a known JDK) and native threads ({@code gdb}, when
- * installed) are dumped into the work directory and the failure message, then it and its
+ * optional wrapper such as a umask, through {@link ChildProcess}: stdin is empty and stdout and
+ * stderr go to files in the work directory. A process that outlives its timeout is a hang: its
+ * Java threads ({@code jstack}, when it is a JVM of a known JDK) and native threads ({@code gdb},
+ * when installed) are dumped into the work directory and the failure message, then it and its
  * descendants are killed and the test fails. Crash logs are the {@code NAME-hs_err*} files of the
  * work directory. {@link #start()} returns any exit code; {@link #run()} also fails the test
  * unless the process exits 0 without a crash log.
@@ -217,21 +215,12 @@ public final class JvmRun {
         Path stdout = workDir.resolve(name + ".out");
         Path stderr = workDir.resolve(name + ".err");
         try {
-            Files.createDirectories(workDir);
-            Process process = new ProcessBuilder(command).directory(workDir.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-            boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            String hangDump = "";
-            if (!exited) {
-                hangDump = dumpThreads(process.pid(), workDir.resolve(name + ".hang.txt"));
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly().waitFor();
-            }
-            Result result = new Result(command, exited ? process.exitValue() : Integer.MIN_VALUE,
+            ChildProcess.Outcome outcome = ChildProcess.run(command, workDir, stdout, stderr, timeout,
+                    jdk == null ? null : jdk.tool("jstack"), workDir.resolve(name + ".hang.txt"), null);
+            Result result = new Result(command, outcome.hung() ? Integer.MIN_VALUE : outcome.exitCode(),
                     Files.readString(stdout, StandardCharsets.UTF_8), Files.readString(stderr, StandardCharsets.UTF_8),
-                    crashLogs(), hangDump);
-            if (!exited) {
+                    crashLogs(), outcome.hangDump());
+            if (outcome.hung()) {
                 fail("hang: " + name + " did not exit within " + timeout + " and was killed\n" + result);
             }
             return result;
@@ -257,40 +246,6 @@ public final class JvmRun {
         try (var files = Files.list(workDir)) {
             return files.filter(p -> p.getFileName().toString().startsWith(name + "-hs_err")).sorted().toList();
         }
-    }
-
-    private String dumpThreads(long pid, Path file) throws IOException, InterruptedException {
-        StringBuilder dump = new StringBuilder();
-        if (jdk != null) {
-            dump.append("=== jstack -l ").append(pid).append(" ===\n");
-            dump.append(capture(List.of(jdk.tool("jstack").toString(), "-l", Long.toString(pid)), 30));
-        }
-        if (Files.isExecutable(Path.of("/usr/bin/gdb"))) {
-            dump.append("\n=== gdb: thread apply all bt ===\n");
-            dump.append(capture(List.of("/usr/bin/gdb", "-p", Long.toString(pid), "-batch", "-nx", "-ex",
-                    "thread apply all bt 30"), 120));
-        }
-        Files.writeString(file, dump);
-        return dump.toString();
-    }
-
-    private static String capture(List<String> command, int seconds) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        byte[][] output = new byte[1][];
-        Thread reader = new Thread(() -> {
-            try {
-                output[0] = process.getInputStream().readAllBytes();
-            } catch (IOException e) {
-                output[0] = e.toString().getBytes(StandardCharsets.UTF_8);
-            }
-        });
-        reader.start();
-        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-        }
-        reader.join(10_000);
-        return output[0] == null ? "(no output from " + command.get(0) + ")"
-                : new String(output[0], StandardCharsets.UTF_8);
     }
 
     /** The last {@code max} characters of text. */
