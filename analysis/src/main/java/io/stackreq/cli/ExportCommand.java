@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.stackreq.export.EnrichedProfileReader;
 import io.stackreq.export.FleetFormat;
 import io.stackreq.export.StackProfile;
 import io.stackreq.join.JoinRunner;
@@ -27,7 +28,8 @@ final class ExportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "REC.jfr",
-            description = "JFR recording with jdk.StackTraceRequest events")
+            description = "JFR recording with jdk.StackTraceRequest events, or the profile.jfr of enrich or profile "
+                    + "(then without --samples)")
     Path recording;
 
     @Option(names = "--samples", paramLabel = "FILE",
@@ -50,7 +52,13 @@ final class ExportCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--json is for --format otlp (pprof is binary only)");
         }
         AtomicReference<StackProfile> profile = new AtomicReference<>();
-        JoinRunner.run(recording, samples, null, Analysis.withStackProfile(samples, List.of(), profile));
+        if (samples != null) {
+            JoinRunner.run(recording, samples, null, Analysis.withStackProfile(samples, List.of(), profile));
+        } else {
+            // profile.jfr (from enrich or profile) already holds joined samples with their counters.
+            EnrichedProfileReader.read(recording).ifPresentOrElse(profile::set, () -> JoinRunner.run(recording,
+                    null, null, Analysis.withStackProfile(null, List.of(), profile)));
+        }
         format.write(profile.get(), output, json);
         spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d samples in %,d "
                 + "stacks)", output, profile.get().samples(), profile.get().values().size()));

@@ -9,14 +9,21 @@ import io.stackreq.output.OutputFiles;
 /** The profile formats continuous-profiling backends read, as {@code export} and {@code profile} write them. */
 public enum FleetFormat {
     /** A gzipped pprof profile: go tool pprof, Pyroscope, Parca, Cloud Profiler. */
-    PPROF("profile.pb.gz"),
+    PPROF("profile.pb.gz", "pprof profile: go tool pprof, Pyroscope, Parca"),
     /** An OTLP profiles request, binary protobuf (or OTLP/JSON). */
-    OTLP("profile.otlp.pb");
+    OTLP("profile.otlp.pb", "OpenTelemetry profiles (OTLP ExportProfilesServiceRequest)");
 
     private final String fileName;
+    private final String description;
 
-    FleetFormat(String fileName) {
+    FleetFormat(String fileName, String description) {
         this.fileName = fileName;
+        this.description = description;
+    }
+
+    /** What the file is and what reads it, in a few words. */
+    public String description() {
+        return description;
     }
 
     /** The name {@code profile} gives the file in its output directory. */

@@ -49,7 +49,7 @@ public final class RecordingReader {
         if (!Files.isRegularFile(file)) {
             throw new InputException("recording not found: " + file);
         }
-        IItemCollection items = load(file);
+        IItemCollection items = load(file, List.of(STACK_TRACE_REQUEST, REQUEST_STATISTICS));
         List<StackEvent> events = new ArrayList<>();
         Map<String, Long> statistics = new LinkedHashMap<>();
         try {
@@ -74,13 +74,17 @@ public final class RecordingReader {
         return new RecordingContents(file, events, statistics);
     }
 
-    private static IItemCollection load(Path file) {
+    /**
+     * Loads the events of {@code eventTypes} only, with JMC core.
+     *
+     * @throws InputException when the file is not a readable JFR recording
+     */
+    public static IItemCollection load(Path file, List<String> eventTypes) {
         RecordingStructure.check(file);
-        // Filtering at load time keeps memory to the two event types we use, whatever else the
+        // Filtering at load time keeps memory to the event types we use, whatever else the
         // recording holds (a default JFR recording has hundreds of thousands of other events).
         List<IParserExtension> extensions = new ArrayList<>(ParserExtensionRegistry.getParserExtensions());
-        extensions.add(new FilterExtension(
-                OnLoadFilters.includeEvents(List.of(STACK_TRACE_REQUEST, REQUEST_STATISTICS))));
+        extensions.add(new FilterExtension(OnLoadFilters.includeEvents(eventTypes)));
         try {
             return JfrLoaderToolkit.loadEvents(List.of(file.toFile()), extensions);
         } catch (CouldNotLoadRecordingException e) {
@@ -124,7 +128,8 @@ public final class RecordingReader {
         }
     }
 
-    private static List<Frame> frames(IMCStackTrace trace) {
+    /** The frames of a stack trace JMC read, top frame first. */
+    public static List<Frame> frames(IMCStackTrace trace) {
         List<? extends IMCFrame> source = trace.getFrames();
         List<Frame> frames = new ArrayList<>(source.size());
         for (IMCFrame frame : source) {
@@ -189,7 +194,8 @@ public final class RecordingReader {
         }
     }
 
-    private static IMemberAccessor<?, IItem> accessor(IType<IItem> type, String fieldName) {
+    /** The accessor of the field named {@code fieldName}, or null when the type has none. */
+    public static IMemberAccessor<?, IItem> accessor(IType<IItem> type, String fieldName) {
         for (IAccessorKey<?> key : type.getAccessorKeys().keySet()) {
             if (key.getIdentifier().equals(fieldName)) {
                 return type.getAccessor(key);

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.openjdk.jmc.flightrecorder.writer.api.Recording;
 import org.openjdk.jmc.flightrecorder.writer.api.Recordings;
@@ -37,6 +38,9 @@ import io.stackreq.model.StackEvent;
  */
 public final class EnrichedRecordingWriter implements JoinListener, AutoCloseable {
     public static final String EVENT_NAME = "stackreq.PerfSample";
+    /** Every field of an event besides the counters: each counter's field is named by {@link #fieldName}. */
+    public static final Set<String> FIXED_FIELDS =
+            Set.of("startTime", "eventThread", "stackTrace", "userData", "tid", "cpu", "leader", "biased");
 
     private final Recording recording;
     private final Type eventType;

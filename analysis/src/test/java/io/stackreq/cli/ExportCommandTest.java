@@ -146,6 +146,34 @@ class ExportCommandTest {
     }
 
     @Test
+    void theProfileJfrOfEnrichExportsTheSameWeights() throws IOException {
+        Path enriched = directory.resolve("profile.jfr");
+        Cli.Result enrich = Cli.run("enrich", scenario.recording, "--samples", scenario.samples, "-o", enriched);
+        assertEquals(0, enrich.exitCode(), enrich.err());
+        Path output = directory.resolve("enriched.pb.gz");
+        Cli.Result result = Cli.run("export", enriched, "--format", "pprof", "-o", output);
+        assertEquals(0, result.exitCode(), result.err());
+        Profile profile = ProfileWeights.readPprof(output);
+        for (String metric : METRICS) {
+            assertEquals(ProfileWeights.ofReport(report(metric)), ProfileWeights.ofPprof(profile, metric), metric);
+        }
+        assertEquals("task-clock", profile.getStringTable((int) profile.getPeriodType().getType()));
+        assertEquals(Set.of(Scenario.MAIN_TID, Scenario.WORKER_TID), osThreadIds(profile));
+    }
+
+    private static Set<Long> osThreadIds(Profile profile) {
+        Set<Long> ids = new TreeSet<>();
+        for (Sample sample : profile.getSampleList()) {
+            for (Label label : sample.getLabelList()) {
+                if (profile.getStringTable((int) label.getKey()).equals("thread.os_id")) {
+                    ids.add(label.getNum());
+                }
+            }
+        }
+        return ids;
+    }
+
+    @Test
     void badInputIsOneLineAndExitTwo() throws IOException {
         Path target = Files.writeString(directory.resolve("target.txt"), "keep");
         Path link = Files.createSymbolicLink(directory.resolve("link.pb.gz"), target);
