@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,6 +113,9 @@ public final class RecordingReader {
         if (userData == null) {
             throw new InputException(STACK_TRACE_REQUEST + " events in this recording have no userData field");
         }
+        // JMC gives the events of one stack-trace constant the same IMCStackTrace: converting it
+        // once keeps one frame list per distinct stack instead of one per event.
+        Map<IMCStackTrace, List<Frame>> framesByTrace = new IdentityHashMap<>();
         for (IItem item : iterable) {
             IMCStackTrace trace = stackTrace == null ? null : stackTrace.getMember(item);
             IMCThread eventThread = thread == null ? null : thread.getMember(item);
@@ -121,7 +125,7 @@ public final class RecordingReader {
                     time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
                     eventThread == null ? null : eventThread.getThreadName(),
                     eventThread == null ? null : eventThread.getThreadId(),
-                    trace == null ? List.of() : frames(trace),
+                    trace == null ? List.of() : framesByTrace.computeIfAbsent(trace, t -> List.copyOf(frames(t))),
                     trace != null && trace.getTruncationState() != null && trace.getTruncationState().isTruncated(),
                     asBoolean(failed == null ? null : failed.getMember(item)),
                     asBoolean(biased == null ? null : biased.getMember(item))));
