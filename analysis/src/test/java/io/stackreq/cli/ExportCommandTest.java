@@ -21,6 +21,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.util.JsonFormat;
 
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+
 import io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest;
 import io.opentelemetry.proto.profiles.v1development.KeyValueAndUnit;
 import io.stackreq.export.pprof.Label;
@@ -146,10 +150,22 @@ class ExportCommandTest {
     }
 
     @Test
-    void theProfileJfrOfEnrichExportsTheSameWeights() throws IOException {
+    void theProfileJfrOfEnrichReadsInTheJdksReaderAndExportsTheSameWeights() throws IOException {
         Path enriched = directory.resolve("profile.jfr");
         Cli.Result enrich = Cli.run("enrich", scenario.recording, "--samples", scenario.samples, "-o", enriched);
         assertEquals(0, enrich.exitCode(), enrich.err());
+        // The JDK's own reader reads it too, stacks included.
+        List<RecordedEvent> events = RecordingFile.readAllEvents(enriched);
+        assertEquals(14, events.size());
+        for (RecordedEvent event : events) {
+            RecordedFrame top = event.getStackTrace().getFrames().get(0);
+            if (event.getLong("userData") == 7) {
+                assertEquals(Scenario.HASH + ":10", top.getMethod().getType().getName() + "."
+                        + top.getMethod().getName() + ":" + top.getLineNumber());
+                assertEquals(3, event.getStackTrace().getFrames().size());
+                assertEquals("main", event.getThread().getJavaName());
+            }
+        }
         Path output = directory.resolve("enriched.pb.gz");
         Cli.Result result = Cli.run("export", enriched, "--format", "pprof", "-o", output);
         assertEquals(0, result.exitCode(), result.err());

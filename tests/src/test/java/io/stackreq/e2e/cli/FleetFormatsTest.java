@@ -17,19 +17,24 @@ import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+
 import io.opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest;
 import io.stackreq.fixtures.ProfileWeights;
+import io.stackreq.output.EnrichedRecordingWriter;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JvmRun;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 14, acceptance 2-4: the {@code profile.pb.gz} and {@code profile.otlp.pb} of
+ * Issue 14, acceptance 2-4 and 7: the {@code profile.pb.gz} and {@code profile.otlp.pb} of
  * {@code profile -e task-clock+page-faults --format pprof --format otlp}, read by Go's own pprof
  * ({@code go tool pprof -top} and {@code -raw}, Debian's golang-go, which tests/run installs) and by
  * opentelemetry-proto's classes, weigh every function as {@code report} does, for both counters, to
- * the unit.
+ * the unit; its {@code profile.jfr} reads with the JDK's own reader, stacks included.
  */
 class FleetFormatsTest {
     private static final List<String> METRICS = List.of("task-clock", "page-faults");
@@ -106,6 +111,37 @@ class FleetFormatsTest {
             }
         });
         assertTrue(threadNames.contains("main"), threadNames::toString);
+    }
+
+    /**
+     * Acceptance 7: the JDK's own reader reads profile.jfr with its stacks: {@code jfr print} of the
+     * JDK under test prints every event with a stack, and {@code RecordingFile} (this JVM's) reads
+     * counters that add up to the report's totals.
+     */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void theJdksReaderReadsProfileJfrWithStacks(Jdk jdk) throws IOException {
+        Profiles.Profiled run = Profiles.pageFaults(jdk);
+        Path profileJfr = run.file("profile.jfr");
+        List<JfrPrint.Printed> printed = JfrPrint.parse(
+                JfrPrint.print(jdk, profileJfr, EnrichedRecordingWriter.EVENT_NAME, run.workDir()),
+                EnrichedRecordingWriter.EVENT_NAME);
+        long matched = report(run, METRICS.get(0)).path("matched").asLong();
+        assertEquals(matched, printed.size(), "events jfr print shows");
+        for (JfrPrint.Printed event : printed) {
+            assertTrue(!event.stack.isEmpty() && event.threadName != null, event::toString);
+        }
+        long taskClock = 0;
+        double pageFaults = 0;
+        long withStack = 0;
+        for (RecordedEvent event : RecordingFile.readAllEvents(profileJfr)) {
+            taskClock += event.getLong("taskClock");
+            pageFaults += event.getDouble("pageFaults");
+            withStack += event.getStackTrace() != null && !event.getStackTrace().getFrames().isEmpty() ? 1 : 0;
+        }
+        assertEquals(matched, withStack);
+        assertEquals(report(run, METRICS.get(0)).path("totalWeight").asLong(), taskClock);
+        assertEquals(report(run, METRICS.get(1)).path("totalWeight").asLong(), (long) pageFaults);
     }
 
     /** The leader's report is the default one, which other tests of the same run ask for too. */
