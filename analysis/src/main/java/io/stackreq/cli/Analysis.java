@@ -3,11 +3,18 @@ package io.stackreq.cli;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
 
+import io.stackreq.export.JoinedProfileBuilder;
+import io.stackreq.export.StackProfile;
 import io.stackreq.flame.FlameGraphHtmlWriter;
+import io.stackreq.join.JoinListener;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinQuality;
+import io.stackreq.join.JoinRunner;
 import io.stackreq.model.RecordingContents;
 import io.stackreq.model.StackEvent;
 import io.stackreq.output.OutputFiles;
@@ -31,6 +38,23 @@ final class Analysis {
         try (BufferedWriter out = newWriter(file)) {
             new FlameGraphHtmlWriter().write(tree, header, out);
         }
+    }
+
+    /**
+     * Listeners for a join that sums the matched samples into a {@link StackProfile} (which
+     * {@code profile} receives once the sample file's header is known) besides {@code others}.
+     */
+    static JoinRunner.ListenerFactory withStackProfile(Path samplesFile, List<JoinListener> others,
+            AtomicReference<StackProfile> profile) {
+        return (recording, metric, header) -> {
+            long[] span = timeSpan(recording);
+            JoinedProfileBuilder builder = new JoinedProfileBuilder(header,
+                    samplesFile == null ? null : samplesFile.toString(), span[0], span[1]);
+            profile.set(builder.profile());
+            List<JoinListener> listeners = new ArrayList<>(others);
+            listeners.add(builder);
+            return listeners;
+        };
     }
 
     static BufferedWriter newWriter(Path file) {

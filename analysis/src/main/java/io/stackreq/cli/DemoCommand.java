@@ -43,7 +43,7 @@ final class DemoCommand implements Callable<Integer> {
                 "perf", "task-clock", "1ms", null, output, javaArgs);
         spec.commandLine().getOut().println("stackreq demo: " + BiasTrap.DESCRIPTION);
         spec.commandLine().getOut().flush();
-        int exitCode = Profiling.profileAndReport(settings, spec.commandLine());
+        int exitCode = Profiling.profileAndReport(settings, List.of(), spec.commandLine());
         spec.commandLine().getOut().println();
         spec.commandLine().getOut().println("What to look for: BiasTrap printed the share of time it measured in "
                 + "each method; the total% of " + BiasTrap.COPY_METHOD + " (its own frames plus the "

@@ -20,13 +20,15 @@ final class Enrichment {
 
     /** @return the number of events written */
     static long write(Path recording, Path samples, Path output) throws IOException {
-        return run(recording, samples, output, List.of()).written;
+        return run(recording, samples, output, (contents, metric, header) -> List.of()).written;
     }
 
     record Result(JoinOutcome outcome, long written) {
     }
 
-    static Result run(Path recording, Path samples, Path output, List<JoinListener> others) throws IOException {
+    /** @param others the join's other listeners, made once the sample file's header is known */
+    static Result run(Path recording, Path samples, Path output, JoinRunner.ListenerFactory others)
+            throws IOException {
         EnrichedRecordingWriter[] writer = new EnrichedRecordingWriter[1];
         JoinOutcome outcome = null;
         try {
@@ -37,7 +39,7 @@ final class Enrichment {
                 } catch (IOException e) {
                     throw new InputException("cannot write " + output + ": " + e.getMessage(), e);
                 }
-                List<JoinListener> listeners = new ArrayList<>(others);
+                List<JoinListener> listeners = new ArrayList<>(others.create(contents, metric, header));
                 listeners.add(writer[0]);
                 return listeners;
             });

@@ -1,11 +1,13 @@
 package io.stackreq.cli;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.stackreq.export.FleetFormat;
 import io.stackreq.profile.ProfileSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -17,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "profile", mixinStandardHelpOptions = true,
         description = {"Run a JVM with the stackreq agents and a JFR recording, then write recording.jfr, "
-                + "samples.jsonl, report.txt, flame.html and profile.jfr to the output directory and print the report.",
+                + "samples.jsonl, report.txt, flame.html and profile.jfr (and with --format profile.pb.gz or "
+                + "profile.otlp.pb) to the output directory and print the report.",
                 "Example: stackreq profile -e task-clock+page-faults -i 1ms -o out -- -cp app.jar com.example.Main"})
 final class ProfileCommand implements Callable<Integer> {
     // The CPU-time timer fires on the kernel tick: at most 250 times a second per thread here.
@@ -51,6 +54,11 @@ final class ProfileCommand implements Callable<Integer> {
                     + "perf_event_open is refused (default: ${DEFAULT-VALUE})")
     String engine;
 
+    @Option(names = "--format", paramLabel = "pprof|otlp",
+            description = "Also write the profile as pprof (profile.pb.gz) or OTLP (profile.otlp.pb) for a "
+                    + "continuous-profiling backend; repeat for both")
+    List<FleetFormat> formats = new ArrayList<>();
+
     @Parameters(paramLabel = "JAVA_ARGS", arity = "1..*",
             description = "After --: JVM options, main class (or -jar app.jar) and its arguments")
     List<String> javaArgs;
@@ -58,7 +66,7 @@ final class ProfileCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ProfileSettings settings = settings();
-        return Profiling.profileAndReport(settings, spec.commandLine());
+        return Profiling.profileAndReport(settings, formats, spec.commandLine());
     }
 
     private ProfileSettings settings() {

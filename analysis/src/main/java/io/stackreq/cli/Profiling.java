@@ -6,11 +6,12 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
 
-import io.stackreq.join.JoinListener;
+import io.stackreq.export.FleetFormat;
+import io.stackreq.export.StackProfile;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinRunner;
 import io.stackreq.model.InputException;
@@ -50,7 +51,9 @@ final class Profiling {
         return Paths.get(System.getProperty("java.home"), "bin", "java");
     }
 
-    static int profileAndReport(ProfileSettings settings, CommandLine commandLine) throws Exception {
+    /** @param formats fleet formats to write besides the report, flame graph and profile.jfr */
+    static int profileAndReport(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
+            throws Exception {
         PrintWriter err = commandLine.getErr();
         err.println("stackreq: running " + String.join(" ", settings.commandLine()));
         err.flush();
@@ -59,7 +62,7 @@ final class Profiling {
             throw new InputException("the JVM exited with code " + run.exitCode() + " and wrote no recording "
                     + settings.recording() + " (see its messages above)");
         }
-        writeResults(settings, commandLine);
+        writeResults(settings, formats, commandLine);
         return 0;
     }
 
@@ -68,27 +71,32 @@ final class Profiling {
         return Files.isRegularFile(file) && Files.size(file) > 0;
     }
 
-    /** Joins recording.jfr with samples.jsonl once, into the report, the flame graph and profile.jfr. */
-    static void writeResults(ProfileSettings settings, CommandLine commandLine) throws IOException {
+    /**
+     * Joins recording.jfr with samples.jsonl once, into the report, the flame graph, profile.jfr
+     * and the fleet formats asked for.
+     */
+    static void writeResults(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
+            throws IOException {
         PrintWriter out = commandLine.getOut();
         PrintWriter err = commandLine.getErr();
         Path directory = settings.output();
         TreeBuilder trees = new TreeBuilder(FrameKey.METHOD, false, false);
         JoinOutcome outcome;
         long enriched = -1;
+        AtomicReference<StackProfile> stacks = new AtomicReference<>();
         if (hasData(settings.samples())) {
             Enrichment.Result result = Enrichment.run(settings.recording(), settings.samples(),
-                    directory.resolve(ENRICHED), List.<JoinListener>of(trees));
+                    directory.resolve(ENRICHED), Analysis.withStackProfile(settings.samples(), List.of(trees), stacks));
             outcome = result.outcome();
             enriched = result.written();
         } else {
             err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
                     + "; the report counts stack-trace events only and profile.jfr is not written");
-            outcome = JoinRunner.run(settings.recording(), null, null, (recording, metric, header) -> {
-                List<JoinListener> listeners = new ArrayList<>();
-                listeners.add(trees);
-                return listeners;
-            });
+            outcome = JoinRunner.run(settings.recording(), null, null,
+                    Analysis.withStackProfile(null, List.of(trees), stacks));
+        }
+        for (FleetFormat format : formats) {
+            format.write(stacks.get(), directory.resolve(format.fileName()), false);
         }
         Report report = new ReportBuilder(Grouping.METHOD, REPORT_TOP).build(outcome, trees.tree(), trees.byThread());
         String text = new TextReportFormatter().format(report);
@@ -100,7 +108,7 @@ final class Profiling {
         out.print(text);
         out.println();
         out.println("Results in " + directory + "/");
-        String row = "  %-14s %s%n";
+        String row = "  %-16s %s%n";
         out.printf(Locale.ROOT, row, REPORT, "this report (more: stackreq report "
                 + settings.recording() + " --samples "
                 + settings.samples() + " --by line|stack --threads --format json)");
@@ -109,6 +117,9 @@ final class Profiling {
             out.printf(Locale.ROOT, row, ENRICHED, String.format(Locale.ROOT,
                     "%,d %s events with stack and counters, open it in JDK Mission Control", enriched,
                     EnrichedRecordingWriter.EVENT_NAME));
+        }
+        for (FleetFormat format : formats) {
+            out.printf(Locale.ROOT, row, format.fileName(), format.description());
         }
         out.printf(Locale.ROOT, row, ProfileSettings.RECORDING,
                 "the JVM's JFR recording with the jdk.StackTraceRequest events");

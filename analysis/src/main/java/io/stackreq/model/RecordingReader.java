@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +50,7 @@ public final class RecordingReader {
         if (!Files.isRegularFile(file)) {
             throw new InputException("recording not found: " + file);
         }
-        IItemCollection items = load(file);
+        IItemCollection items = load(file, List.of(STACK_TRACE_REQUEST, REQUEST_STATISTICS));
         List<StackEvent> events = new ArrayList<>();
         Map<String, Long> statistics = new LinkedHashMap<>();
         try {
@@ -74,13 +75,17 @@ public final class RecordingReader {
         return new RecordingContents(file, events, statistics);
     }
 
-    private static IItemCollection load(Path file) {
+    /**
+     * Loads the events of {@code eventTypes} only, with JMC core.
+     *
+     * @throws InputException when the file is not a readable JFR recording
+     */
+    public static IItemCollection load(Path file, List<String> eventTypes) {
         RecordingStructure.check(file);
-        // Filtering at load time keeps memory to the two event types we use, whatever else the
+        // Filtering at load time keeps memory to the event types we use, whatever else the
         // recording holds (a default JFR recording has hundreds of thousands of other events).
         List<IParserExtension> extensions = new ArrayList<>(ParserExtensionRegistry.getParserExtensions());
-        extensions.add(new FilterExtension(
-                OnLoadFilters.includeEvents(List.of(STACK_TRACE_REQUEST, REQUEST_STATISTICS))));
+        extensions.add(new FilterExtension(OnLoadFilters.includeEvents(eventTypes)));
         try {
             return JfrLoaderToolkit.loadEvents(List.of(file.toFile()), extensions);
         } catch (CouldNotLoadRecordingException e) {
@@ -108,6 +113,9 @@ public final class RecordingReader {
         if (userData == null) {
             throw new InputException(STACK_TRACE_REQUEST + " events in this recording have no userData field");
         }
+        // JMC gives the events of one stack-trace constant the same IMCStackTrace: converting it
+        // once keeps one frame list per distinct stack instead of one per event.
+        Map<IMCStackTrace, List<Frame>> framesByTrace = new IdentityHashMap<>();
         for (IItem item : iterable) {
             IMCStackTrace trace = stackTrace == null ? null : stackTrace.getMember(item);
             IMCThread eventThread = thread == null ? null : thread.getMember(item);
@@ -117,14 +125,15 @@ public final class RecordingReader {
                     time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
                     eventThread == null ? null : eventThread.getThreadName(),
                     eventThread == null ? null : eventThread.getThreadId(),
-                    trace == null ? List.of() : frames(trace),
+                    trace == null ? List.of() : framesByTrace.computeIfAbsent(trace, t -> List.copyOf(frames(t))),
                     trace != null && trace.getTruncationState() != null && trace.getTruncationState().isTruncated(),
                     asBoolean(failed == null ? null : failed.getMember(item)),
                     asBoolean(biased == null ? null : biased.getMember(item))));
         }
     }
 
-    private static List<Frame> frames(IMCStackTrace trace) {
+    /** The frames of a stack trace JMC read, top frame first. */
+    public static List<Frame> frames(IMCStackTrace trace) {
         List<? extends IMCFrame> source = trace.getFrames();
         List<Frame> frames = new ArrayList<>(source.size());
         for (IMCFrame frame : source) {
@@ -179,7 +188,8 @@ public final class RecordingReader {
         }
     }
 
-    private static IMemberAccessor<?, IItem> accessor(IType<IItem> type, String fieldName) {
+    /** The accessor of the field named {@code fieldName}, or null when the type has none. */
+    public static IMemberAccessor<?, IItem> accessor(IType<IItem> type, String fieldName) {
         for (IAccessorKey<?> key : type.getAccessorKeys().keySet()) {
             if (key.getIdentifier().equals(fieldName)) {
                 return type.getAccessor(key);

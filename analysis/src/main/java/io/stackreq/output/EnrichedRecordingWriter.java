@@ -7,10 +7,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.openjdk.jmc.flightrecorder.writer.api.Recording;
 import org.openjdk.jmc.flightrecorder.writer.api.Recordings;
 import org.openjdk.jmc.flightrecorder.writer.api.Type;
+import org.openjdk.jmc.flightrecorder.writer.api.TypedFieldBuilder;
 import org.openjdk.jmc.flightrecorder.writer.api.TypedValue;
 import org.openjdk.jmc.flightrecorder.writer.api.Types;
 
@@ -27,16 +29,20 @@ import io.stackreq.model.StackEvent;
  * flame graph and stack-trace views can weigh stacks by any counter.
  *
  * <p>JMC core 9.1.1's writer corrupts an event when a field is left unset (JMC-8475, fixed after
- * 9.1.1), so every field of every value written here is set, nulls included. The writer buffers
- * the whole recording until {@link #close()}.
+ * 9.1.1), so every field of every value written here is set. The writer buffers the whole
+ * recording until {@link #close()}.
  *
- * <p>JMC core reads the file completely. The JDK's own parser ({@code jfr print},
- * {@code RecordingFile}) does not: the writer's built-in {@code jdk.types.StackFrame} sits in a
- * constant pool, which the JDK cannot read inside a stack trace, and its {@code java.lang.Thread}
- * has no {@code javaThreadId}.
+ * <p>Both JMC core and the JDK's own parser ({@code jfr print}, {@code RecordingFile}) read the
+ * file, stacks included. The JDK types are declared here, not by the writer's JDK type
+ * initialization: that one puts {@code jdk.types.StackFrame} in a constant pool, and the JDK's
+ * parser takes the elements of a stack trace's frame array for inline frames (it fails with a
+ * ClassCastException in {@code RecordedStackTrace.getFrames}), as the JDK writes them.
  */
 public final class EnrichedRecordingWriter implements JoinListener, AutoCloseable {
     public static final String EVENT_NAME = "stackreq.PerfSample";
+    /** Every field of an event besides the counters: each counter's field is named by {@link #fieldName}. */
+    public static final Set<String> FIXED_FIELDS =
+            Set.of("startTime", "eventThread", "stackTrace", "userData", "tid", "cpu", "leader", "biased");
 
     private final Recording recording;
     private final Type eventType;
@@ -47,6 +53,7 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
     private final Type packageType;
     private final Type threadType;
     private final Type frameTypeType;
+    private final TypedValue moduleNull;
     private final Map<String, CounterField> counters = new LinkedHashMap<>();
     private final Map<Frame, TypedValue> frameValues = new HashMap<>();
     private final Map<String, TypedValue> classValues = new HashMap<>();
@@ -65,9 +72,38 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
             throws IOException {
         // One tick = 1 ns and tick 0 = the epoch: startTime values are then plain epoch nanoseconds.
         recording = Recordings.newRecording(OutputFiles.newOutputStream(file),
-                settings -> settings.withJdkTypeInitialization()
-                .withTimestamp(firstEventEpochNanos).withStartTicks(firstEventEpochNanos)
+                settings -> settings.withTimestamp(firstEventEpochNanos).withStartTicks(firstEventEpochNanos)
                 .withDuration(Math.max(1, durationNanos)));
+        Types types = recording.getTypes();
+        for (Types.JDK annotation : List.of(Types.JDK.ANNOTATION_LABEL, Types.JDK.ANNOTATION_DESCRIPTION,
+                Types.JDK.ANNOTATION_TIMESTAMP, Types.JDK.ANNOTATION_TIMESPAN)) {
+            types.getOrAdd(annotation, "java.lang.annotation.Annotation",
+                    type -> type.addField("value", Types.Builtin.STRING));
+        }
+        threadType = types.getOrAdd(Types.JDK.THREAD, type -> type.addField("osName", Types.Builtin.STRING)
+                .addField("osThreadId", Types.Builtin.LONG).addField("javaName", Types.Builtin.STRING)
+                .addField("javaThreadId", Types.Builtin.LONG));
+        // JMC reads a package only with the JDK's fields (a type of one field is taken for its value).
+        Type moduleType = types.getOrAdd(Types.JDK.MODULE, type -> type.addField("name", Types.Builtin.STRING)
+                .addField("version", Types.Builtin.STRING).addField("location", Types.Builtin.STRING));
+        packageType = types.getOrAdd(Types.JDK.PACKAGE, type -> type.addField("name", Types.Builtin.STRING)
+                .addField("module", moduleType).addField("exported", Types.Builtin.BOOLEAN));
+        moduleNull = moduleType.nullValue();
+        classType = types.getOrAdd(Types.JDK.CLASS, type -> type.addField("name", Types.Builtin.STRING)
+                .addField("package", packageType).addField("modifiers", Types.Builtin.INT)
+                .addField("hidden", Types.Builtin.BOOLEAN));
+        methodType = types.getOrAdd(Types.JDK.METHOD, type -> type.addField("type", classType)
+                .addField("name", Types.Builtin.STRING).addField("descriptor", Types.Builtin.STRING)
+                .addField("modifiers", Types.Builtin.INT).addField("hidden", Types.Builtin.BOOLEAN));
+        frameTypeType = types.getOrAdd(Types.JDK.FRAME_TYPE,
+                type -> type.addField("description", Types.Builtin.STRING));
+        // Without a constant pool: frames are written inline in their stack trace.
+        frameType = types.getOrAdd(Types.JDK.STACK_FRAME.getTypeName(), null, false, type -> type
+                .addField("method", methodType).addField("lineNumber", Types.Builtin.INT)
+                .addField("bytecodeIndex", Types.Builtin.INT).addField("type", frameTypeType));
+        stackTraceType = types.getOrAdd(Types.JDK.STACK_TRACE, type -> type
+                .addField("truncated", Types.Builtin.BOOLEAN)
+                .addField("frames", frameType, TypedFieldBuilder::asArray));
         for (String counter : header.events()) {
             boolean time = counter.equals("task-clock") || counter.equals("cpu-clock") || counter.equals("cpu-timer")
                     || (counter.equals(header.leader()) && header.isTimeBased());
@@ -79,8 +115,8 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
         eventType = recording.registerType(EVENT_NAME, "jdk.jfr.Event", type -> {
             type.addField("startTime", Types.Builtin.LONG,
                     f -> f.addAnnotation(Types.JDK.ANNOTATION_TIMESTAMP, "TICKS"))
-                    .addField("eventThread", Types.JDK.THREAD)
-                    .addField("stackTrace", Types.JDK.STACK_TRACE)
+                    .addField("eventThread", threadType)
+                    .addField("stackTrace", stackTraceType)
                     .addAnnotation(Types.JDK.ANNOTATION_LABEL, "Perf Sample")
                     .addAnnotation(Types.JDK.ANNOTATION_DESCRIPTION,
                             "A perf counter overflow joined by stackreq with its unbiased stack trace")
@@ -106,13 +142,6 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
                 }
             }
         });
-        stackTraceType = recording.getType(Types.JDK.STACK_TRACE);
-        frameType = recording.getType(Types.JDK.STACK_FRAME);
-        methodType = recording.getType(Types.JDK.METHOD);
-        classType = recording.getType(Types.JDK.CLASS);
-        packageType = recording.getType(Types.JDK.PACKAGE);
-        threadType = recording.getType(Types.JDK.THREAD);
-        frameTypeType = recording.getType(Types.JDK.FRAME_TYPE);
     }
 
     /** The field name for a perf event name: {@code page-faults} becomes {@code pageFaults}. */
@@ -141,7 +170,7 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
         Sample sample = joined.sample();
         StackEvent event = joined.event();
         TypedValue stackTrace = stackTrace(event);
-        TypedValue thread = thread(event.threadName(), sample.tid());
+        TypedValue thread = thread(event.threadName(), sample.tid(), event.javaThreadId());
         recording.writeEvent(eventType.asValue(value -> {
             value.putField("startTime", event.startEpochNanos())
                     .putField("eventThread", thread)
@@ -210,22 +239,22 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
         int lastDot = className.lastIndexOf('.');
         String packageName = lastDot < 0 ? "" : className.substring(0, lastDot).replace('.', '/');
         TypedValue javaPackage = packageType.asValue(value -> value.putField("name", packageName)
-                .putField("module", recording.getType(Types.JDK.MODULE).nullValue())
-                .putField("exported", true));
+                .putField("module", moduleNull).putField("exported", true));
         return classType.asValue(value -> value
-                .putField("classLoader", recording.getType(Types.JDK.CLASS_LOADER).nullValue())
                 .putField("name", className.replace('.', '/'))
                 .putField("package", javaPackage)
                 .putField("modifiers", 0)
                 .putField("hidden", false));
     }
 
-    private TypedValue thread(String name, long tid) {
+    /** @param javaThreadId the Java thread id, or null when the recording has none (written as -1) */
+    private TypedValue thread(String name, long tid, Long javaThreadId) {
         String threadName = name == null ? "tid " + tid : name;
-        return threadValues.computeIfAbsent(threadName + '\0' + tid, key -> threadType.asValue(value -> value
-                .putField("osName", threadName)
-                .putField("osThreadId", tid)
-                .putField("javaName", threadName)
-                .putField("group", recording.getType(Types.JDK.THREAD_GROUP).nullValue())));
+        long javaId = javaThreadId == null ? -1 : javaThreadId;
+        return threadValues.computeIfAbsent(threadName + '\0' + tid + '\0' + javaId, key -> threadType.asValue(
+                value -> value.putField("osName", threadName)
+                        .putField("osThreadId", tid)
+                        .putField("javaName", threadName)
+                        .putField("javaThreadId", javaId)));
     }
 }

@@ -163,7 +163,8 @@ class ErrorsTest {
 
     @Test
     void helpWorksEverywhere() {
-        for (String command : new String[] {"profile", "report", "flame", "collapsed", "join", "enrich", "demo"}) {
+        for (String command : new String[] {"profile", "report", "flame", "collapsed", "join", "enrich", "export",
+            "demo"}) {
             Cli.Result result = Cli.run(command, "--help");
             assertEquals(0, result.exitCode(), command);
             assertTrue(result.out().startsWith("Usage: stackreq " + command), result.out());

@@ -74,14 +74,17 @@ class OutputFilesTest {
     // ---- CLI ----
 
     @ParameterizedTest
-    @ValueSource(strings = {"collapsed", "flame", "join", "enrich"})
+    @ValueSource(strings = {"collapsed", "flame", "join", "enrich", "export"})
     void cliRefusesToWriteThroughASymbolicLink(String command) throws IOException {
         Seeds seeds = Seeds.get();
         Path target = victim(dir.resolve("victim"));
         Path link = Files.createSymbolicLink(dir.resolve("out"), target);
-        CliRun.Result result = command.equals("enrich")
-                ? CliRun.inProcess(command, seeds.recording, "--samples", seeds.samples, "-o", link)
-                : CliRun.inProcess(command, seeds.recording, "-o", link);
+        CliRun.Result result = switch (command) {
+            case "enrich" -> CliRun.inProcess(command, seeds.recording, "--samples", seeds.samples, "-o", link);
+            case "export" -> CliRun.inProcess(command, seeds.recording, "--samples", seeds.samples, "--format",
+                    "pprof", "-o", link);
+            default -> CliRun.inProcess(command, seeds.recording, "-o", link);
+        };
         String line = CliRun.assertOneLineError(result);
         assertTrue(line.contains("symbolic link") && line.contains(link.toString()), line);
         assertUntouched(target, link);

@@ -89,9 +89,13 @@ final class Profiles {
         return profile(jdk, "two-phase", List.of("-e", "task-clock", "-i", "1ms"), TWO_PHASE, "3");
     }
 
-    /** {@code profile -e task-clock+page-faults -i 1ms} of PageToucher for 2 s. */
+    /**
+     * {@code profile -e task-clock+page-faults -i 1ms --format pprof --format otlp} of PageToucher
+     * for 2 s.
+     */
     static synchronized Profiled pageFaults(Jdk jdk) {
-        return profile(jdk, "page-faults", List.of("-e", "task-clock+page-faults", "-i", "1ms"), PAGE_TOUCHER, "2");
+        return profile(jdk, "page-faults", List.of("-e", "task-clock+page-faults", "-i", "1ms", "--format", "pprof",
+                "--format", "otlp"), PAGE_TOUCHER, "2");
     }
 
     private static Profiled profile(Jdk jdk, String name, List<String> options, String mainClass, String seconds) {

@@ -1,0 +1,67 @@
+package io.stackreq.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.stackreq.export.EnrichedProfileReader;
+import io.stackreq.export.FleetFormat;
+import io.stackreq.export.StackProfile;
+import io.stackreq.join.JoinRunner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = {"Write the matched samples as a profile continuous-profiling backends read: pprof "
+                + "(gzipped profile.proto) or OpenTelemetry profiles (OTLP), one sample type per counter of the "
+                + "perf group plus samples/count, labelled with the thread.",
+                "Example: stackreq export out/recording.jfr --samples out/samples.jsonl --format pprof "
+                + "-o profile.pb.gz"})
+final class ExportCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "REC.jfr",
+            description = "JFR recording with jdk.StackTraceRequest events, or the profile.jfr of enrich or profile "
+                    + "(then without --samples)")
+    Path recording;
+
+    @Option(names = "--samples", paramLabel = "FILE",
+            description = "Sample file of the perf agent (JSON lines); without it every stack-trace event is one "
+                    + "sample and the profile has only samples/count")
+    Path samples;
+
+    @Option(names = "--format", paramLabel = "pprof|otlp", required = true, description = "Profile format")
+    FleetFormat format;
+
+    @Option(names = "--json", description = "With --format otlp: OTLP/JSON instead of binary protobuf")
+    boolean json;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true, description = "File to write")
+    Path output;
+
+    @Override
+    public Integer call() throws Exception {
+        if (json && format != FleetFormat.OTLP) {
+            throw new ParameterException(spec.commandLine(), "--json is for --format otlp (pprof is binary only)");
+        }
+        AtomicReference<StackProfile> profile = new AtomicReference<>();
+        if (samples != null) {
+            JoinRunner.run(recording, samples, null, Analysis.withStackProfile(samples, List.of(), profile));
+        } else {
+            // profile.jfr (from enrich or profile) already holds joined samples with their counters.
+            EnrichedProfileReader.read(recording).ifPresentOrElse(profile::set, () -> JoinRunner.run(recording,
+                    null, null, Analysis.withStackProfile(null, List.of(), profile)));
+        }
+        format.write(profile.get(), output, json);
+        spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d samples in %,d "
+                + "stacks)", output, profile.get().samples(), profile.get().values().size()));
+        return 0;
+    }
+}
