@@ -7,6 +7,7 @@
 namespace stackreq {
 
 ThreadRegistry::Slot ThreadRegistry::slots_[ThreadRegistry::kCapacity];
+std::atomic<bool> ThreadRegistry::adopted_{false};
 
 namespace {
 constexpr uintptr_t kGuardMargin = 64 * 1024;
@@ -26,6 +27,16 @@ uint32_t hash_tid(int32_t tid) {
     return (static_cast<uint32_t>(tid) * 2654435761u) & (ThreadRegistry::kCapacity - 1);
 }
 
+// HotSpot keeps its reserved/yellow/red zones at the low end of a Java thread's stack
+// PROT_NONE (16 KiB with the defaults); nothing below low + margin is ever read.
+void usable_stack(uintptr_t address, size_t size, uintptr_t* low, uintptr_t* high) {
+    *low = 0;
+    *high = 0;
+    if (size <= kGuardMargin) return;
+    *low = address + kGuardMargin;
+    *high = address + size;
+}
+
 void stack_bounds_of_current(uintptr_t* low, uintptr_t* high) {
     *low = 0;
     *high = 0;
@@ -33,11 +44,8 @@ void stack_bounds_of_current(uintptr_t* low, uintptr_t* high) {
     if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
     void* address = nullptr;
     size_t size = 0;
-    if (pthread_attr_getstack(&attr, &address, &size) == 0 && size > kGuardMargin) {
-        // HotSpot keeps its reserved/yellow/red zones at the low end of a Java thread's stack
-        // PROT_NONE (16 KiB with the defaults); nothing below low + margin is ever read.
-        *low = reinterpret_cast<uintptr_t>(address) + kGuardMargin;
-        *high = reinterpret_cast<uintptr_t>(address) + size;
+    if (pthread_attr_getstack(&attr, &address, &size) == 0) {
+        usable_stack(reinterpret_cast<uintptr_t>(address), size, low, high);
     }
     pthread_attr_destroy(&attr);
 }
@@ -45,42 +53,69 @@ void stack_bounds_of_current(uintptr_t* low, uintptr_t* high) {
 
 int32_t ThreadRegistry::current_tid() { return static_cast<int32_t>(syscall(SYS_gettid)); }
 
-bool ThreadRegistry::add_current(JNIEnv* jni) {
-    static pthread_once_t at_fork_once = PTHREAD_ONCE_INIT;
-    pthread_once(&at_fork_once, [] { pthread_atfork(nullptr, nullptr, forget_current_in_child); });
-    int32_t tid = current_tid();
-    remove(tid);  // a stale entry of an earlier thread with the same tid
+ThreadRegistry::Slot* ThreadRegistry::claim(int32_t tid) {
     uint32_t index = hash_tid(tid);
     for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
         Slot& slot = slots_[index];
         int32_t seen = slot.tid.load(std::memory_order_relaxed);
         if (seen != kEmpty && seen != kDeleted) continue;
-        if (!slot.tid.compare_exchange_strong(seen, kClaimed, std::memory_order_acquire)) continue;
-        slot.jni = jni;
-        stack_bounds_of_current(&slot.stack_low, &slot.stack_high);
-        slot.tid.store(tid, std::memory_order_release);
-        t_current = {&slot, tid};
-        return true;
+        if (slot.tid.compare_exchange_strong(seen, kClaimed, std::memory_order_acquire)) return &slot;
     }
-    return false;
+    return nullptr;
+}
+
+ThreadRegistry::Slot* ThreadRegistry::find(int32_t tid) {
+    uint32_t index = hash_tid(tid);
+    for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
+        int32_t seen = slots_[index].tid.load(std::memory_order_acquire);
+        if (seen == kEmpty) return nullptr;
+        if (seen == tid) return &slots_[index];
+    }
+    return nullptr;
+}
+
+bool ThreadRegistry::add_current(JNIEnv* jni) {
+    static pthread_once_t at_fork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&at_fork_once, [] { pthread_atfork(nullptr, nullptr, forget_current_in_child); });
+    int32_t tid = current_tid();
+    remove(tid);  // a stale entry of an earlier thread with the same tid
+    Slot* slot = claim(tid);
+    if (slot == nullptr) return false;
+    slot->jni = jni;
+    stack_bounds_of_current(&slot->stack_low, &slot->stack_high);
+    slot->tid.store(tid, std::memory_order_release);
+    t_current = {slot, tid};
+    return true;
+}
+
+bool ThreadRegistry::adopt(int32_t tid, JNIEnv* jni, uintptr_t stack_address, size_t stack_size) {
+    if (find(tid) != nullptr) return true;
+    Slot* slot = claim(tid);
+    if (slot == nullptr) return false;
+    slot->jni = jni;
+    usable_stack(stack_address, stack_size, &slot->stack_low, &slot->stack_high);
+    slot->tid.store(tid, std::memory_order_release);
+    adopted_.store(true, std::memory_order_release);
+    return true;
 }
 
 void ThreadRegistry::remove(int32_t tid) {
     if (t_current.tid == tid) t_current = {nullptr, 0};
-    uint32_t index = hash_tid(tid);
-    for (uint32_t probe = 0; probe < kCapacity; probe++, index = (index + 1) & (kCapacity - 1)) {
-        int32_t seen = slots_[index].tid.load(std::memory_order_acquire);
-        if (seen == kEmpty) return;
-        if (seen == tid) {
-            slots_[index].tid.store(kDeleted, std::memory_order_release);
-            return;
-        }
-    }
+    Slot* slot = find(tid);
+    if (slot != nullptr) slot->tid.store(kDeleted, std::memory_order_release);
 }
 
 bool ThreadRegistry::find_current(ThreadSlotView* out, int32_t* tid) {
-    const CurrentThread current = t_current;
-    if (current.slot == nullptr) return false;
+    CurrentThread current = t_current;
+    if (current.slot == nullptr) {
+        if (!adopted_.load(std::memory_order_acquire)) return false;
+        // A thread adopted at attach: its slot is found once by tid, then through TLS.
+        int32_t own_tid = current_tid();
+        const Slot* adopted = find(own_tid);
+        if (adopted == nullptr) return false;
+        current = {adopted, own_tid};
+        t_current = current;
+    }
     const Slot& slot = *static_cast<const Slot*>(current.slot);
     if (slot.tid.load(std::memory_order_acquire) != current.tid) return false;
     out->jni = slot.jni;
