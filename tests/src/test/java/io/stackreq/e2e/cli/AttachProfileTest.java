@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.testapp.AttachTarget;
+import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,10 +32,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * measure it with the thread CPU clock) is profiled with {@code stackreq profile --pid} for 10 s
  * after a warm-up: each method's share of the three is within 3 points of the measured split, the
  * workers started before the attach are sampled, and so is a thread started after it; no sample
- * is refused with UNATTACHED_THREAD. Then four more {@code profile --pid} runs on the same JVM
- * reuse the loaded agents (libstackreq says once per run that it is loaded already): the JVM
- * does not crash, exits normally, and its RSS after the fifth run is within 10 MiB of after the
- * first (the heap is fixed and pre-touched, so that RSS follows native memory).
+ * is refused with UNATTACHED_THREAD, and every accepted request is one event with its sample.
+ * Then four more {@code profile --pid} runs on the same JVM reuse the loaded agents (libstackreq
+ * says once per run that it is loaded already), the second ended early by SIGINT to the CLI
+ * (Ctrl-C), which still writes every output: the JVM does not crash, exits normally, and its RSS
+ * after the fifth run is within 10 MiB of after the first (the heap is fixed and pre-touched, so
+ * that RSS follows native memory).
  */
 class AttachProfileTest {
     private static final String TARGET = AttachTarget.class.getName();
@@ -50,12 +53,10 @@ class AttachProfileTest {
         Path dir = JvmRun.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve("attach");
         Profiles.deleteTree(dir);
         Files.createDirectories(dir);
-        CompletableFuture<JvmRun.Result> target = CompletableFuture.supplyAsync(
-                () -> JvmRun.on(jdk, dir).withoutStackreq().withoutRequester().name("target")
-                        .flags("-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch").main(AttachTarget.class, "dir=" + dir, "warmupSeconds=3").timeout(Duration.ofSeconds(240))
-                        .start());
+        AttachTargetRun target = AttachTargetRun.start(jdk, dir, 3, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch");
+        JvmRun.Result exited;
         try {
-            long pid = awaitPid(dir, target);
+            long pid = target.awaitPid();
             long[] before = lastCpuLine(dir);
             JvmRun.Result first = profile(jdk, dir, pid, 1, "10s");
             long[] after = lastCpuLine(dir);
@@ -64,7 +65,11 @@ class AttachProfileTest {
 
             long lastRss = firstRss;
             List<Long> rss = new ArrayList<>(List.of(firstRss));
-            for (int cycle = 2; cycle <= CYCLES; cycle++) {
+            JvmRun.Result interrupted = profileUntilCtrlC(jdk, dir, pid, 2);
+            assertTrue(interrupted.stderr().contains("(ended early by Ctrl-C)"), () -> "not ended by Ctrl-C\n"
+                    + interrupted);
+            rss.add(rssKib(pid));
+            for (int cycle = 3; cycle <= CYCLES; cycle++) {
                 profile(jdk, dir, pid, cycle, "1s");
                 lastRss = rssKib(pid);
                 rss.add(lastRss);
@@ -74,9 +79,8 @@ class AttachProfileTest {
             assertTrue(growth <= MAX_RSS_GROWTH_KIB, jdk + ": RSS grew by " + growth + " KiB from the first to the "
                     + "fifth profile (limit " + MAX_RSS_GROWTH_KIB + " KiB): " + rss);
         } finally {
-            Files.writeString(dir.resolve("stop"), "");
+            exited = target.stop();
         }
-        JvmRun.Result exited = target.get(120, TimeUnit.SECONDS);
         assertEquals(0, exited.exitCode(), () -> "the profiled JVM failed\n" + exited);
         assertFalse(exited.crashed(), () -> "the profiled JVM crashed\n" + exited);
         long loads = exited.stderr().lines().filter(line -> line.matches("\\[stackreq\\] stackreq \\S+ on JDK .*"))
@@ -119,6 +123,14 @@ class AttachProfileTest {
             assertEquals(truth[i], measured[i], 3, table + "\n" + run);
         }
 
+        // Exact accounting after an attach: every accepted request is one event, each with its sample.
+        JsonNode quality = json.path("quality");
+        JsonNode statistics = quality.path("statistics");
+        assertEquals(statistics.path("accepted").asLong(), statistics.path("emitted").asLong()
+                + statistics.path("dropped").asLong(), () -> "accepted != emitted + dropped: " + quality);
+        assertEquals(0, quality.path("noEvent").asLong(), () -> "samples without their event: " + quality);
+        assertEquals(0, quality.path("eventsWithoutSample").asLong(), () -> "events without a sample: " + quality);
+
         List<String> threads = new ArrayList<>();
         for (JsonNode thread : json.path("threads")) {
             threads.add(thread.path("thread").asText());
@@ -143,6 +155,34 @@ class AttachProfileTest {
         JvmRun.Result run = JvmRun.cli(Jdk.current(), dir, List.of("profile", "--pid", Long.toString(pid),
                 "--duration", duration, "-e", "task-clock", "-i", "1ms", "-o", dir.resolve("out" + cycle).toString()))
                 .name("profile" + cycle).timeout(Duration.ofSeconds(120)).start();
+        return checkOutputs(jdk, dir, cycle, run);
+    }
+
+    /**
+     * A profile for 100 s, ended by SIGINT to the CLI (what Ctrl-C sends) once the perf agent has
+     * written samples: it must still write everything.
+     */
+    private static JvmRun.Result profileUntilCtrlC(Jdk jdk, Path dir, long pid, int cycle) throws Exception {
+        Path samples = dir.resolve("out" + cycle).resolve("samples.jsonl");
+        String output = "-o=" + dir.resolve("out" + cycle);
+        CompletableFuture<JvmRun.Result> run = CompletableFuture.supplyAsync(() -> JvmRun.cli(Jdk.current(), dir,
+                List.of("profile", "--pid", Long.toString(pid), "--duration", "100s", output))
+                .name("profile" + cycle).timeout(Duration.ofSeconds(120)).start());
+        while (!Files.exists(samples) || Files.size(samples) < 4096) {
+            if (run.isDone()) {
+                fail("profile ended before it sampled\n" + run.get());
+            }
+            Thread.sleep(100);
+        }
+        ProcessHandle cli = ProcessHandle.current().descendants()
+                .filter(process -> process.info().arguments().map(args -> List.of(args).contains(output))
+                        .orElse(false))
+                .findFirst().orElseThrow(() -> new AssertionError("the profile's process is not found"));
+        new ProcessBuilder("kill", "-INT", Long.toString(cli.pid())).inheritIO().start().waitFor();
+        return checkOutputs(jdk, dir, cycle, run.get(120, TimeUnit.SECONDS));
+    }
+
+    private static JvmRun.Result checkOutputs(Jdk jdk, Path dir, int cycle, JvmRun.Result run) {
         assertEquals(0, run.exitCode(), () -> jdk + ": profile --pid, run " + cycle + ", failed\n" + run);
         for (String name : Profiles.OUTPUT_FILES) {
             Path file = dir.resolve("out" + cycle).resolve(name);
@@ -150,17 +190,6 @@ class AttachProfileTest {
                     + run);
         }
         return run;
-    }
-
-    private static long awaitPid(Path dir, CompletableFuture<JvmRun.Result> target) throws Exception {
-        Path pidFile = dir.resolve("pid");
-        while (!Files.exists(pidFile)) {
-            if (target.isDone()) {
-                fail("the target JVM ended before it was ready\n" + target.get());
-            }
-            Thread.sleep(100);
-        }
-        return Long.parseLong(Files.readString(pidFile).trim());
     }
 
     /** The last complete "cpu A B C lateWorkers" line the target printed. */
