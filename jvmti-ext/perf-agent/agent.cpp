@@ -287,6 +287,7 @@ jint load(JavaVM* vm, const char* text) {
 // The environment of the first load into this JVM: later loads (stop, start again) reuse it and
 // every other piece of state, so that start/stop cycles leave nothing behind.
 jvmtiEnv* g_attached_environment = nullptr;
+bool g_thread_events_enabled = false;
 
 jint stop_attached() {
     if (!g_profiling.exchange(false)) {
@@ -311,15 +312,15 @@ jint attach(JavaVM* vm, const char* text) {
         log_error("already sampling into %s: load with 'stop' first", g_writer.path().c_str());
         return JNI_ERR;
     }
-    bool first = g_attached_environment == nullptr;
-    jvmtiEnv* jvmti = first ? new_environment(vm) : g_attached_environment;
+    if (g_attached_environment == nullptr) g_attached_environment = new_environment(vm);
+    jvmtiEnv* jvmti = g_attached_environment;
     if (jvmti == nullptr || !configure(jvmti, text)) return JNI_ERR;
-    if (first) {
+    if (!g_thread_events_enabled) {
         if (!enable_thread_events(jvmti, false)) {
             g_writer.abandon();
             return JNI_ERR;
         }
-        g_attached_environment = jvmti;
+        g_thread_events_enabled = true;
     }
     JNIEnv* jni = nullptr;
     jthread current = nullptr;

@@ -38,6 +38,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (Ctrl-C), which still writes every output: the JVM does not crash, exits normally, and its RSS
  * after the fifth run is within 10 MiB of after the first (the heap is fixed and pre-touched, so
  * that RSS follows native memory).
+ *
+ * <p>JFR before the attach: on JDK 17 the target records nothing, so JFR starts with the profile's
+ * recording, after libstackreq is loaded; on the other JDKs it runs a recording of its own from
+ * the start, so libstackreq meets JFR initialized and a recording running.
  */
 class AttachProfileTest {
     private static final String TARGET = AttachTarget.class.getName();
@@ -53,7 +57,11 @@ class AttachProfileTest {
         Path dir = JvmRun.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve("attach");
         Profiles.deleteTree(dir);
         Files.createDirectories(dir);
-        AttachTargetRun target = AttachTargetRun.start(jdk, dir, 3, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch");
+        List<String> flags = new ArrayList<>(List.of("-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch"));
+        if (jdk.feature() != 17) {
+            flags.add("-XX:StartFlightRecording:name=own,filename=" + dir.resolve("own.jfr"));
+        }
+        AttachTargetRun target = AttachTargetRun.start(jdk, dir, 3, flags.toArray(String[]::new));
         JvmRun.Result exited;
         try {
             long pid = target.awaitPid();
