@@ -85,6 +85,8 @@ public final class AttachTarget {
         }
     }
 
+    // The same loop three times over (as in io.stackreq.demo.TwoPhase) on purpose: each method is
+    // its own frame with its own loop, so that every sample of the loop has the method on top.
     static void methodA(long iterations) {
         long accumulator = sink;
         for (long i = 0; i < iterations; i++) {
