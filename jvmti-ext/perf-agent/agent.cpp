@@ -269,6 +269,12 @@ jvmtiEnv* new_environment(JavaVM* vm) {
     return jvmti;
 }
 
+// The environment of the first load (at startup or into the running JVM): later loads (stop,
+// start again) reuse it and every other piece of state, so that start/stop cycles leave nothing
+// behind.
+jvmtiEnv* g_environment = nullptr;
+bool g_thread_events_enabled = false;
+
 jint load(JavaVM* vm, const char* text) {
     jvmtiEnv* jvmti = new_environment(vm);
     if (jvmti == nullptr || !configure(jvmti, text)) return JNI_ERR;
@@ -281,20 +287,17 @@ jint load(JavaVM* vm, const char* text) {
         g_writer.abandon();
         return JNI_ERR;
     }
+    g_environment = jvmti;
+    g_thread_events_enabled = true;
     return JNI_OK;
 }
-
-// The environment of the first load into this JVM: later loads (stop, start again) reuse it and
-// every other piece of state, so that start/stop cycles leave nothing behind.
-jvmtiEnv* g_attached_environment = nullptr;
-bool g_thread_events_enabled = false;
 
 jint stop_attached() {
     if (!g_profiling.exchange(false)) {
         log_warn("stop: not sampling");
         return JNI_OK;
     }
-    finish(g_attached_environment);
+    finish(g_environment);
     log_info("stopped; samples in %s", g_writer.path().c_str());
     return JNI_OK;
 }
@@ -312,8 +315,8 @@ jint attach(JavaVM* vm, const char* text) {
         log_error("already sampling into %s: load with 'stop' first", g_writer.path().c_str());
         return JNI_ERR;
     }
-    if (g_attached_environment == nullptr) g_attached_environment = new_environment(vm);
-    jvmtiEnv* jvmti = g_attached_environment;
+    if (g_environment == nullptr) g_environment = new_environment(vm);
+    jvmtiEnv* jvmti = g_environment;
     if (jvmti == nullptr || !configure(jvmti, text)) return JNI_ERR;
     if (!g_thread_events_enabled) {
         if (!enable_thread_events(jvmti, false)) {
