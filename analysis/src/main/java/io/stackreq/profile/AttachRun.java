@@ -41,20 +41,28 @@ public final class AttachRun {
             boolean interactive) throws IOException, InterruptedException {
         try (AttachedJvm jvm = AttachedJvm.attach(pid)) {
             ProfileRun.prepareOutputs(settings);
+            // From here to the end, Ctrl-C ends the profile (early, or at once when it comes before
+            // the sampling started) rather than the CLI, so that the JVM is always left as it was.
+            CountDownLatch interrupt = new CountDownLatch(1);
+            SignalHandler previous = onInterrupt(interrupt);
             try {
-                return profile(jvm, settings, duration, err, interactive);
+                return profile(jvm, settings, duration, interrupt, err, interactive);
             } catch (InputException e) {
                 if (!alive(pid)) {
                     throw exitedDuringProfile(settings, pid, e);
                 }
                 removeOutputs(settings);
                 throw e;
+            } finally {
+                if (previous != null) {
+                    Signal.handle(new Signal("INT"), previous);
+                }
             }
         }
     }
 
-    private static Result profile(AttachedJvm jvm, ProfileSettings settings, Duration duration, PrintStream err,
-            boolean interactive) throws IOException, InterruptedException {
+    private static Result profile(AttachedJvm jvm, ProfileSettings settings, Duration duration,
+            CountDownLatch interrupt, PrintStream err, boolean interactive) throws InterruptedException {
         long pid = jvm.pid();
         jvm.loadAgent(settings.agents().requestAgent(), "");
         jvm.diagnosticCommand("JFR.start name=" + RECORDING_NAME + " +jdk.StackTraceRequest#enabled=true",
@@ -67,7 +75,7 @@ public final class AttachRun {
             err.printf(Locale.ROOT, "stackreq: profiling JVM %d (Java %d) for %s; Ctrl-C ends it early%n", pid,
                     jvm.feature(), text(duration));
             err.flush();
-            WaitOutcome waited = waitFor(pid, duration, settings.samples(), err, interactive);
+            WaitOutcome waited = waitFor(pid, duration, interrupt, settings.samples(), err, interactive);
             if (waited.exited) {
                 throw new InputException("JVM " + pid + " exited");
             }
@@ -101,39 +109,31 @@ public final class AttachRun {
     private record WaitOutcome(double seconds, boolean interrupted, boolean exited) {
     }
 
-    private static WaitOutcome waitFor(long pid, Duration duration, Path samples, PrintStream err,
-            boolean interactive) throws InterruptedException {
-        CountDownLatch interrupt = new CountDownLatch(1);
-        SignalHandler previous = onInterrupt(interrupt);
-        try {
-            ProgressLine progress = new ProgressLine(err, samples, interactive);
-            long updateMillis = interactive ? 500 : 10_000;
-            long deadline = System.nanoTime() + duration.toNanos();
-            boolean interrupted = false;
-            boolean exited = false;
-            while (true) {
-                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0) {
-                    break;
-                }
-                // The JVM's exit is checked at least twice a second, whatever the progress period.
-                if (interrupt.await(Math.min(Math.min(left, updateMillis), 500), TimeUnit.MILLISECONDS)) {
-                    interrupted = true;
-                    break;
-                }
-                if (!alive(pid)) {
-                    exited = true;
-                    break;
-                }
-                progress.updateIfDue(updateMillis);
+    private static WaitOutcome waitFor(long pid, Duration duration, CountDownLatch interrupt, Path samples,
+            PrintStream err, boolean interactive) throws InterruptedException {
+        ProgressLine progress = new ProgressLine(err, samples, interactive);
+        long updateMillis = interactive ? 500 : 10_000;
+        long deadline = System.nanoTime() + duration.toNanos();
+        boolean interrupted = false;
+        boolean exited = false;
+        while (true) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                break;
             }
-            progress.clear();
-            return new WaitOutcome(progress.elapsedSeconds(), interrupted, exited);
-        } finally {
-            if (previous != null) {
-                Signal.handle(new Signal("INT"), previous);
+            // The JVM's exit is checked at least twice a second, whatever the progress period.
+            if (interrupt.await(Math.min(Math.min(left, updateMillis), 500), TimeUnit.MILLISECONDS)) {
+                interrupted = true;
+                break;
             }
+            if (!alive(pid)) {
+                exited = true;
+                break;
+            }
+            progress.updateIfDue(updateMillis);
         }
+        progress.clear();
+        return new WaitOutcome(progress.elapsedSeconds(), interrupted, exited);
     }
 
     private static SignalHandler onInterrupt(CountDownLatch interrupt) {
