@@ -11,7 +11,8 @@
  *     STACKREQ_ID_REQUEST_STACK_TRACE etc. up in jvmtiEnv->GetExtensionFunctions. On a JDK
  *     that ships the feature they are the VM's own; on other JDKs libstackreq.so adds them to
  *     every environment's list when it is loaded first (-agentpath:libstackreq.so before the
- *     profiler's -agentpath). Extension functions take the jvmtiEnv as first argument, exactly
+ *     profiler's -agentpath, or, in a running JVM, loaded before the profiler with jcmd
+ *     JVMTI.agent_load or the attach API's loadAgentPath). Extension functions take the jvmtiEnv as first argument, exactly
  *     like the prototypes below. stackreq_find_extension_functions (at the end) does the lookup.
  *  2. Direct: dlsym/link stackreq_get_functions() and call through the returned table. It
  *     returns the VM's own functions when the running JDK has them.
@@ -23,7 +24,9 @@
  *    copied), never one saved from another thread or an earlier signal. It may also be called
  *    from normal code (e.g. a JNI method) with ucontext == NULL. Any number of threads may
  *    request at once, each for itself; the calling thread must be a Java thread whose start
- *    stackreq saw (else JVMTI_ERROR_UNATTACHED_THREAD).
+ *    stackreq saw, or one that was running when libstackreq.so was loaded into a running JVM
+ *    (else JVMTI_ERROR_UNATTACHED_THREAD). Such a thread's first request makes one gettid
+ *    system call, to find the entry stackreq made for it at the attach.
  *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
  *    of a thread attached to the VM: it uses JNI/JVMTI to validate the thread.
  *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,
@@ -178,8 +181,9 @@ JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env
  * missing, or the error of GetExtensionFunctions itself (the three pointers are then NULL).
  *
  * Any phase, normal context only (GetExtensionFunctions allocates). stackreq's ids are listed
- * once libstackreq.so's Agent_OnLoad has run: from your own Agent_OnLoad when
- * -agentpath:libstackreq.so comes first on the command line. Everything GetExtensionFunctions
+ * once libstackreq.so's Agent_OnLoad or Agent_OnAttach has run: from your own Agent_OnLoad when
+ * -agentpath:libstackreq.so comes first on the command line, from your Agent_OnAttach when
+ * libstackreq.so was loaded into the running JVM before your agent. Everything GetExtensionFunctions
  * allocated is freed here with env's Deallocate, as JVMTI requires of the caller: the array,
  * and in each entry id, short_description, params, each params[i].name, and errors.
  */

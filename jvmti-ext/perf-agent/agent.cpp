@@ -128,8 +128,9 @@ void finish(jvmtiEnv* jvmti) {
     }
 }
 
-void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
-    std::lock_guard<std::mutex> guard(g_lifecycle);
+// VMInit, or a load into a running JVM: enables requests and arms every Java thread. Called with
+// g_lifecycle held.
+void start_sampling(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     jvmtiError enabled = g_functions.enable_request_stack_trace(jvmti);
     if (enabled != JVMTI_ERROR_NONE) {
         log_warn("EnableRequestStackTrace returned %s; every sample will record the error of its request",
@@ -179,6 +180,11 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
              g_options.dry_run ? ", dry-run (no requests)" : "");
 }
 
+void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
+    std::lock_guard<std::mutex> guard(g_lifecycle);
+    start_sampling(jvmti, jni, thread);
+}
+
 void JNICALL on_thread_start(jvmtiEnv*, JNIEnv*, jthread) {
     if (g_profiling.load()) arm(current_tid(), true);
 }
@@ -190,18 +196,15 @@ void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
     if (g_profiling.exchange(false)) finish(jvmti);
 }
 
-jint load(JavaVM* vm, const char* text) {
+// Parses the options and checks what sampling needs: the extension functions and the events.
+// Logs and returns false on any failure.
+bool configure(jvmtiEnv* jvmti, const char* text) {
     std::string error;
     if (!parse_agent_options(text, &g_options, &error)) {
         log_error("%s", error.c_str());
-        return JNI_ERR;
+        return false;
     }
     set_log_level(g_options.log_level);
-    jvmtiEnv* jvmti = nullptr;
-    if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
-        log_error("cannot get a JVMTI environment");
-        return JNI_ERR;
-    }
     jvmtiError found = stackreq_find_extension_functions(jvmti, &g_functions.request_stack_trace,
                                                          &g_functions.enable_request_stack_trace,
                                                          &g_functions.disable_request_stack_trace);
@@ -210,17 +213,18 @@ jint load(JavaVM* vm, const char* text) {
         if (g_functions.enable_request_stack_trace == nullptr) missing = STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE;
         if (g_functions.request_stack_trace == nullptr) missing = STACKREQ_ID_REQUEST_STACK_TRACE;
         log_error("JVMTI extension %s not found: -agentpath:/path/to/libstackreq.so must come before "
-                  "-agentpath:libstackreq-perf.so on the command line (or use a JDK that has RequestStackTrace)",
+                  "-agentpath:libstackreq-perf.so on the command line, or be loaded into a running JVM first "
+                  "(or use a JDK that has RequestStackTrace)",
                   missing);
-        return JNI_ERR;
+        return false;
     }
     if (found != JVMTI_ERROR_NONE) {
         log_error("GetExtensionFunctions failed: %s", error_name(jvmti, found).c_str());
-        return JNI_ERR;
+        return false;
     }
     if (!probe_engine(g_options, &g_exclude_kernel, &error)) {
         log_error("%s", error.c_str());
-        return JNI_ERR;
+        return false;
     }
     if (g_exclude_kernel) log_info("kernel counting not permitted here: counting user space only");
     if (g_options.engine == EngineKind::kCpuTimer && g_options.period < kTimerTickNs) {
@@ -230,8 +234,12 @@ jint load(JavaVM* vm, const char* text) {
     }
     if (!g_writer.open(g_options.out, &error)) {
         log_error("%s", error.c_str());
-        return JNI_ERR;
+        return false;
     }
+    return true;
+}
+
+bool enable_thread_events(jvmtiEnv* jvmti, bool vm_init) {
     jvmtiEventCallbacks callbacks;
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.VMInit = on_vm_init;
@@ -239,17 +247,95 @@ jint load(JavaVM* vm, const char* text) {
     callbacks.ThreadStart = on_thread_start;
     callbacks.ThreadEnd = on_thread_end;
     jvmtiError error_code = jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
-    const jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
-                                 JVMTI_EVENT_THREAD_END};
+    const jvmtiEvent events[] = {JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+                                 JVMTI_EVENT_VM_INIT};
     for (jvmtiEvent event : events) {
+        if (event == JVMTI_EVENT_VM_INIT && !vm_init) continue;
         if (error_code == JVMTI_ERROR_NONE) error_code = jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
     }
     if (error_code != JVMTI_ERROR_NONE) {
         log_error("cannot enable JVMTI events: %s", error_name(jvmti, error_code).c_str());
+        return false;
+    }
+    return true;
+}
+
+jvmtiEnv* new_environment(JavaVM* vm) {
+    jvmtiEnv* jvmti = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
+        log_error("cannot get a JVMTI environment");
+        return nullptr;
+    }
+    return jvmti;
+}
+
+// The environment of the first load (at startup or into the running JVM): later loads (stop,
+// start again) reuse it and every other piece of state, so that start/stop cycles leave nothing
+// behind.
+jvmtiEnv* g_environment = nullptr;
+bool g_thread_events_enabled = false;
+
+jint load(JavaVM* vm, const char* text) {
+    jvmtiEnv* jvmti = new_environment(vm);
+    if (jvmti == nullptr || !configure(jvmti, text)) return JNI_ERR;
+    if (g_options.action == AgentAction::kStop) {
+        log_error("option 'stop' is for a load into a running JVM, after one that started sampling");
         g_writer.abandon();
         return JNI_ERR;
     }
+    if (!enable_thread_events(jvmti, true)) {
+        g_writer.abandon();
+        return JNI_ERR;
+    }
+    g_environment = jvmti;
+    g_thread_events_enabled = true;
     return JNI_OK;
+}
+
+jint stop_attached() {
+    if (!g_profiling.exchange(false)) {
+        log_warn("stop: not sampling");
+        return JNI_OK;
+    }
+    finish(g_environment);
+    log_info("stopped; samples in %s", g_writer.path().c_str());
+    return JNI_OK;
+}
+
+jint attach(JavaVM* vm, const char* text) {
+    std::lock_guard<std::mutex> guard(g_lifecycle);
+    AgentOptions parsed;
+    std::string error;
+    if (!parse_agent_options(text, &parsed, &error)) {
+        log_error("%s", error.c_str());
+        return JNI_ERR;
+    }
+    if (parsed.action == AgentAction::kStop) return stop_attached();
+    if (g_profiling.load()) {
+        log_error("already sampling into %s: load with 'stop' first", g_writer.path().c_str());
+        return JNI_ERR;
+    }
+    if (g_environment == nullptr) g_environment = new_environment(vm);
+    jvmtiEnv* jvmti = g_environment;
+    if (jvmti == nullptr || !configure(jvmti, text)) return JNI_ERR;
+    if (!g_thread_events_enabled) {
+        if (!enable_thread_events(jvmti, false)) {
+            g_writer.abandon();
+            return JNI_ERR;
+        }
+        g_thread_events_enabled = true;
+    }
+    JNIEnv* jni = nullptr;
+    jthread current = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK ||
+        jvmti->GetCurrentThread(&current) != JVMTI_ERROR_NONE) {
+        log_error("the attaching thread has no JNI environment");
+        g_writer.abandon();
+        return JNI_ERR;
+    }
+    start_sampling(jvmti, jni, current);
+    jni->DeleteLocalRef(current);
+    return g_profiling.load() ? JNI_OK : JNI_ERR;
 }
 
 }  // namespace
@@ -257,6 +343,12 @@ jint load(JavaVM* vm, const char* text) {
 }  // namespace stackreq_perf
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) { return stackreq_perf::load(vm, options); }
+
+// jcmd PID JVMTI.agent_load, or the attach API's loadAgentPath, with the usual options (and
+// 'start', the default) to sample, or with 'stop' alone to stop and finish the samples file.
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void*) {
+    return stackreq_perf::attach(vm, options);
+}
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM*) {
     // Normally VMDeath has finished the file; this covers a VM that ends without it.

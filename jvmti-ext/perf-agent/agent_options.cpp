@@ -98,7 +98,7 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
     *out = AgentOptions();
     bool seen_event = false, seen_interval = false, seen_period = false, seen_engine = false;
     bool seen_out = false, seen_signal = false, seen_log = false, seen_biased = false;
-    bool seen_dry_run = false;
+    bool seen_dry_run = false, seen_action = false;
     uint64_t interval_ns = 0, period = 0;
     std::string interval_option = "interval=", period_option = "period=", event_option = "event=";
     std::string all = text == nullptr ? "" : text;
@@ -121,6 +121,10 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
         } else if (option == "dry-run") {
             seen = &seen_dry_run;
             out->dry_run = true;
+        } else if (option == "start" || option == "stop") {
+            seen = &seen_action;
+            name = "start/stop";
+            out->action = option == "start" ? AgentAction::kStart : AgentAction::kStop;
         } else if (equals == std::string::npos) {
             return fail(error, "bad option '" + option + "': expected name=value");
         } else if (name == "event") {
@@ -171,7 +175,7 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
         } else {
             return fail(error, "unknown option '" + option +
                                    "' (known: event, interval, period, out, engine, cpu-timer, signal, log, biased, "
-                                   "dry-run)");
+                                   "dry-run, start, stop)");
         }
         if (*seen) return fail(error, "bad option '" + option + "': '" + name + "' given twice");
         *seen = true;
@@ -179,6 +183,9 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
         start = comma + 1;
     }
 
+    if (out->action == AgentAction::kStop && all != "stop") {
+        return fail(error, "bad options '" + all + "': 'stop' takes no other option");
+    }
     if (out->engine == EngineKind::kCpuTimer) {
         if (seen_event) {
             return fail(error, "bad option '" + event_option +

@@ -13,6 +13,10 @@ namespace stackreq_perf {
 
 enum class EngineKind { kPerf, kCpuTimer };
 
+// What a load of the agent into a running JVM does: start sampling (the default, and the only
+// action at startup), or stop the sampling an earlier load started.
+enum class AgentAction { kStart, kStop };
+
 struct AgentOptions {
     EngineKind engine = EngineKind::kPerf;
     // engine=perf: the group, leader first (task-clock when event= is absent).
@@ -31,6 +35,7 @@ struct AgentOptions {
     // "dry-run": take the same signals, counters and samples but make no request (a no-op
     // stands in for RequestStackTrace): the baseline that isolates stackreq's own cost.
     bool dry_run = false;
+    AgentAction action = AgentAction::kStart;
 };
 
 // Parses text (null or empty = all defaults). On error returns false and sets *error to one

@@ -30,6 +30,12 @@ bool SampleWriter::open(const std::string& path, std::string* error) {
         return false;
     }
     path_ = path;
+    // A load into a running JVM may start a new file after an earlier one was finished.
+    stop_ = false;
+    written_.store(0);
+    write_errors_.store(0);
+    errors_ = ErrorTally();
+    buffered_ = 0;
     return true;
 }
 

@@ -19,7 +19,8 @@ using PopFunction = bool (*)(Sample* out);
 
 class SampleWriter {
 public:
-    // Creates or truncates path. Called at agent load so a bad path fails startup.
+    // Creates or truncates path and starts counting anew. Called at agent load so a bad path
+    // fails startup (and at each start of a load into a running JVM).
     bool open(const std::string& path, std::string* error);
     // Writes the start line and starts the thread. blocked_signal is masked in the writer
     // thread so profiling signals never land there.

@@ -212,6 +212,12 @@ bool Sampler::start(const SamplerConfig& config, std::string* error) {
         return false;
     }
     g_config = config;
+    // A restart (start, stop, start again in a running JVM) reuses the ring and the table but
+    // counts anew.
+    for (std::atomic<uint64_t>* counter :
+         {&g_samples, &g_lost, &g_read_errors, &g_rearm_errors, &g_foreign, &g_armed}) {
+        counter->store(0);
+    }
     for (int i = 0; i < config.event_count; i++) g_events[i] = config.events[i];
     g_config.events = g_events;
     if (!g_ring.ready() && !g_ring.init(config.ring_capacity)) {

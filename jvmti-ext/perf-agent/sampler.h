@@ -49,8 +49,9 @@ bool probe_engine(const AgentOptions& options, bool* exclude_kernel, std::string
 
 class Sampler {
 public:
-    // Allocates the ring and the thread table, installs the signal handler (chaining to the
-    // previous one for signals that are not ours). Normal context.
+    // Allocates the ring and the thread table (once: a start after stop() reuses them and resets
+    // the statistics), installs the signal handler (chaining to the previous one for signals
+    // that are not ours). Normal context.
     static bool start(const SamplerConfig& config, std::string* error);
 
     // Starts sampling thread tid (any thread of the process, usually the caller). Idempotent:

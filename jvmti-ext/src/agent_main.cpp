@@ -16,6 +16,7 @@
 #include "latency_histogram.h"
 #include "log.h"
 #include "output_file.h"
+#include "running_threads.h"
 #include "stack_walker.h"
 #include "stub_code.h"
 #include "stackreq.h"
@@ -93,28 +94,37 @@ void resolve_thread_methods(JNIEnv* jni) {
     agent().threads.set_thread_id_method(get_id);
 }
 
-void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
+void create_method_ids_of_loaded_classes(jvmtiEnv* jvmti, JNIEnv* jni) {
+    jint class_count = 0;
+    jclass* classes = nullptr;
+    if (jvmti->GetLoadedClasses(&class_count, &classes) != JVMTI_ERROR_NONE) return;
+    for (jint i = 0; i < class_count; i++) {
+        create_method_ids(jvmti, classes[i]);
+        jni->DeleteLocalRef(classes[i]);
+    }
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
+}
+
+// VMInit, or the attach to a running JVM: from here on requests may be served.
+void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     AgentState& state = agent();
     resolve_thread_methods(jni);
     VirtualThreads::resolve_entry_method(jni);
-    jint class_count = 0;
-    jclass* classes = nullptr;
-    if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
-        for (jint i = 0; i < class_count; i++) {
-            create_method_ids(jvmti, classes[i]);
-            jni->DeleteLocalRef(classes[i]);
-        }
-        jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
-    }
-    // Stubs generated before this point (most of them) are announced only on request.
+    create_method_ids_of_loaded_classes(jvmti, jni);
+    // Stubs generated before this point (most of them) are announced only on request; so is
+    // the code compiled before an attach.
     jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+    if (attached) jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
     Log::info("%u stub code ranges known", StubCode::size());
     register_thread(jvmti, jni, thread);
+    if (attached) adopt_running_threads(jvmti, jni, thread);
     if (!Emitter::start(jvmti, jni)) Log::warn("cannot start the emitter thread; no events will be written");
     state.live.store(true, std::memory_order_release);
     bool bridge = start_jfr_bridge(jni);
     Log::info("live: JFR integration %s%s", bridge ? "on" : "off", state.file_mode ? ", file= recording on" : "");
 }
+
+void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) { go_live(jvmti, jni, thread, false); }
 
 void write_latency_report(const std::string& path) {
     int fd = open_output_file(path.c_str(), O_TRUNC);
@@ -150,7 +160,9 @@ std::string jdk_version(jvmtiEnv* jvmti) {
     return version;
 }
 
-jint start_agent(JavaVM* vm, char* option_text) {
+// *serving: false when the JDK has the functions itself and stackreq stays idle.
+jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
+    *serving = false;
     AgentState& state = agent();
     std::string error;
     if (!parse_options(option_text, &state.options, &error)) {
@@ -176,6 +188,7 @@ jint start_agent(JavaVM* vm, char* option_text) {
                     STACKREQ_VERSION, jdk_version(jvmti).c_str());
         return JNI_OK;
     }
+    *serving = true;
     state.file_mode = !options.file.empty();
     state.measure_latency = !options.latency_path.empty();
     if (state.measure_latency) LatencyClock::calibrate();
@@ -236,11 +249,44 @@ jint start_agent(JavaVM* vm, char* option_text) {
     return JNI_OK;
 }
 
+// The library stays loaded once loaded: a second -agentpath or attach of the same file reaches
+// the same state.
+std::atomic<bool> g_loaded{false};
+
+bool first_load() {
+    if (!g_loaded.exchange(true)) return true;
+    Log::notice("stackreq %s is already loaded in this JVM; the new load and its options change nothing",
+                STACKREQ_VERSION);
+    return false;
+}
+
+jint attach_agent(JavaVM* vm, char* option_text) {
+    bool serving = false;
+    jint started = start_agent(vm, option_text, &serving);
+    AgentState& state = agent();
+    // Bad options are refused before anything changed: a corrected load may follow.
+    if (started != JNI_OK && state.jvmti == nullptr) g_loaded.store(false);
+    if (started != JNI_OK || !serving) return started;
+    JNIEnv* jni = nullptr;
+    jthread current = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK ||
+        state.jvmti->GetCurrentThread(&current) != JVMTI_ERROR_NONE) {
+        std::fprintf(stderr, "stackreq: the attaching thread has no JNI environment\n");
+        return JNI_ERR;
+    }
+    go_live(state.jvmti, jni, current, true);
+    jni->DeleteLocalRef(current);
+    return JNI_OK;
+}
+
 }  // namespace
 
-extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) { return start_agent(vm, options); }
+extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
+    bool serving = false;
+    return first_load() ? start_agent(vm, options, &serving) : JNI_OK;
+}
 
-extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM*, char*, void*) {
-    std::fprintf(stderr, "stackreq: attaching to a running JVM is not supported; use -agentpath at startup\n");
-    return JNI_ERR;
+// jcmd PID JVMTI.agent_load, or the attach API's loadAgentPath: the JVM runs already.
+extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void*) {
+    return first_load() ? attach_agent(vm, options) : JNI_OK;
 }

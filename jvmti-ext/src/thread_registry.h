@@ -1,13 +1,16 @@
 // Java threads known to the agent, looked up by OS thread id from signal handlers.
 // The table is preallocated; lookups are lock-free reads of atomics (async-signal-safe).
-// Entries are added at JVMTI ThreadStart (on the new thread) and removed at ThreadEnd.
+// Entries are added at JVMTI ThreadStart (on the new thread) and removed at ThreadEnd; threads
+// that were running when stackreq was attached to a live JVM are adopted by another thread.
 // The calling thread also keeps a pointer to its own slot in initial-exec TLS, so a request
-// finds its thread without a gettid system call (about 270 ns in these VMs).
+// finds its thread without a gettid system call (about 270 ns in these VMs); an adopted thread
+// makes that call once, at its first request, to find its slot by tid.
 #pragma once
 
 #include <jni.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace stackreq {
@@ -26,10 +29,15 @@ public:
 
     // Normal context. Registers the calling thread (tid from gettid). Returns false when full.
     static bool add_current(JNIEnv* jni);
+    // Normal context, any thread: registers a thread that started before stackreq was attached
+    // (hotspot_threads.h), with its stack mapping [stack_address, stack_address + stack_size).
+    // A tid already registered is left alone. Returns false when full.
+    static bool adopt(int32_t tid, JNIEnv* jni, uintptr_t stack_address, size_t stack_size);
     // Normal context. Removes tid's entry; when tid is the calling thread, also forgets its slot.
     static void remove(int32_t tid);
-    // Async-signal-safe, no system call. Returns false when the calling thread is not registered
-    // (never was, or its ThreadEnd has run); *tid is then left unset.
+    // Async-signal-safe; no system call except gettid at an adopted thread's first request.
+    // Returns false when the calling thread is not registered (never was, or its ThreadEnd has
+    // run); *tid is then left unset.
     static bool find_current(ThreadSlotView* out, int32_t* tid);
     static int32_t current_tid();  // gettid: a system call, normal context only where it matters
     // Normal context. Marks tid's entry excluded from JFR, or not; no effect when tid is unknown.
@@ -47,11 +55,15 @@ private:
         std::atomic<bool> jfr_excluded;
         std::atomic<uint64_t> mounted_thread_key;
     };
-    static Slot* find(int32_t tid);
     static constexpr int32_t kEmpty = 0;
     static constexpr int32_t kDeleted = -1;
     static constexpr int32_t kClaimed = -2;
+    static Slot* claim(int32_t tid);
+    static Slot* find(int32_t tid);
+    // The calling thread's slot (async-signal-safe, see find_current), or null.
+    static Slot* current_slot(int32_t* tid);
     static Slot slots_[kCapacity];
+    static std::atomic<bool> adopted_;  // some thread was adopted: worth a gettid when TLS is unset
 };
 
 }  // namespace stackreq

@@ -208,7 +208,12 @@ void test_options() {
         CHECK(options.signal == SIGPROF && options.log_level == LogLevel::kWarn);
         CHECK(!options.biased);
         CHECK(!options.dry_run);
+        CHECK(options.action == AgentAction::kStart);
     }
+    CHECK(parse_ok("stop").action == AgentAction::kStop);
+    CHECK(parse_ok("start,event=page-faults,out=/tmp/y.jsonl").action == AgentAction::kStart);
+    expect_error("stop,out=/tmp/y.jsonl", "'stop' takes no other option");
+    expect_error("start,stop", "given twice");
     CHECK(parse_ok("biased,interval=2ms").biased && parse_ok("cpu-timer,biased").biased);
     CHECK(parse_ok("interval=100us,dry-run").dry_run && parse_ok("dry-run").period == 1000000);
 

@@ -1,6 +1,7 @@
 package io.stackreq.cli;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,10 +19,12 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "profile", mixinStandardHelpOptions = true,
-        description = {"Run a JVM with the stackreq agents and a JFR recording, then write recording.jfr, "
-                + "samples.jsonl, report.txt, flame.html and profile.jfr (and with --format profile.pb.gz or "
-                + "profile.otlp.pb) to the output directory and print the report.",
-                "Example: stackreq profile -e task-clock+page-faults -i 1ms -o out -- -cp app.jar com.example.Main"})
+        description = {"Run a JVM with the stackreq agents and a JFR recording (or, with --pid, load them into a "
+                + "running JVM for --duration), then write recording.jfr, samples.jsonl, report.txt, flame.html and "
+                + "profile.jfr (and with --format profile.pb.gz or profile.otlp.pb) to the output directory and "
+                + "print the report.",
+                "Example: stackreq profile -e task-clock+page-faults -i 1ms -o out -- -cp app.jar com.example.Main",
+                "Example: stackreq profile --pid 12345 --duration 30s -o out"})
 final class ProfileCommand implements Callable<Integer> {
     // The CPU-time timer fires on the kernel tick: at most 250 times a second per thread here.
     static final long CPU_TIMER_MIN_INTERVAL_NANOS = 4_000_000;
@@ -59,17 +62,39 @@ final class ProfileCommand implements Callable<Integer> {
                     + "continuous-profiling backend; repeat for both")
     List<FleetFormat> formats = new ArrayList<>();
 
-    @Parameters(paramLabel = "JAVA_ARGS", arity = "1..*",
-            description = "After --: JVM options, main class (or -jar app.jar) and its arguments")
-    List<String> javaArgs;
+    @Option(names = "--pid", paramLabel = "PID",
+            description = "Profile the running JVM with this process id instead of starting one")
+    Long pid;
+
+    @Option(names = {"-d", "--duration"}, paramLabel = "DURATION", defaultValue = "10s",
+            description = "With --pid: how long to profile, with a unit: ms or s (default: ${DEFAULT-VALUE})")
+    String duration;
+
+    @Parameters(paramLabel = "JAVA_ARGS", arity = "0..*",
+            description = "After --: JVM options, main class (or -jar app.jar) and its arguments (not with --pid)")
+    List<String> javaArgs = List.of();
 
     @Override
     public Integer call() throws Exception {
-        ProfileSettings settings = settings();
-        return Profiling.profileAndReport(settings, formats, spec.commandLine());
+        if (pid != null) {
+            if (!javaArgs.isEmpty() || launch.java != null) {
+                throw new ParameterException(spec.commandLine(),
+                        "--pid profiles a running JVM: give no --java and no java arguments");
+            }
+            Duration length = Duration.ofNanos(parseDuration("--duration", duration));
+            return Profiling.profileAttachedAndReport(settings(null), formats, pid, length, spec.commandLine());
+        }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--duration")) {
+            throw new ParameterException(spec.commandLine(), "--duration is for --pid; a launched JVM runs to its end");
+        }
+        if (javaArgs.isEmpty()) {
+            throw new ParameterException(spec.commandLine(),
+                    "give the java arguments after -- (e.g. -- -cp app.jar Main), or --pid PID");
+        }
+        return Profiling.profileAndReport(settings(launch.javaLauncher()), formats, spec.commandLine());
     }
 
-    private ProfileSettings settings() {
+    private ProfileSettings settings(Path java) {
         if (!engine.equals("perf") && !engine.equals("cpu-timer")) {
             throw new ParameterException(spec.commandLine(),
                     "--engine must be perf or cpu-timer, not '" + engine + "'");
@@ -81,7 +106,7 @@ final class ProfileCommand implements Callable<Integer> {
         if (period != null && period <= 0) {
             throw new ParameterException(spec.commandLine(), "--period must be > 0");
         }
-        Long intervalNanos = interval == null ? null : parseDuration(interval);
+        Long intervalNanos = interval == null ? null : parseDuration("--interval", interval);
         if (engine.equals("cpu-timer")) {
             if (spec.commandLine().getParseResult().hasMatchedOption("--event")) {
                 throw new ParameterException(spec.commandLine(),
@@ -101,7 +126,7 @@ final class ProfileCommand implements Callable<Integer> {
         // The 1 ms default is for time events; a count event without --period gets the agent's
         // default period for that event.
         String effectiveInterval = period == null && interval == null && leaderIsTimeEvent() ? "1ms" : interval;
-        return new ProfileSettings(launch.javaLauncher(), launch.agents(), engine, event,
+        return new ProfileSettings(java, launch.agents(), engine, event,
                 effectiveInterval, period, output, javaArgs);
     }
 
@@ -113,11 +138,11 @@ final class ProfileCommand implements Callable<Integer> {
         return leader.equals("task-clock") || leader.equals("cpu-clock");
     }
 
-    private long parseDuration(String text) {
+    private long parseDuration(String option, String text) {
         Matcher matcher = DURATION.matcher(text);
-        if (!matcher.matches() || Long.parseLong(matcher.group(1)) == 0) {
+        if (!matcher.matches() || matcher.group(1).length() > 12 || Long.parseLong(matcher.group(1)) == 0) {
             throw new ParameterException(spec.commandLine(),
-                    "--interval '" + text + "' must be a number > 0 with a unit: ns, us, ms or s (e.g. 1ms)");
+                    option + " '" + text + "' must be a number > 0 with a unit: ns, us, ms or s (e.g. 1ms, 10s)");
         }
         long value = Long.parseLong(matcher.group(1));
         return switch (matcher.group(2)) {

@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,6 +17,7 @@ import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinRunner;
 import io.stackreq.model.InputException;
 import io.stackreq.output.EnrichedRecordingWriter;
+import io.stackreq.profile.AttachRun;
 import io.stackreq.profile.ProfileRun;
 import io.stackreq.profile.ProfileSettings;
 import io.stackreq.report.Grouping;
@@ -26,7 +28,7 @@ import io.stackreq.tree.FrameKey;
 import io.stackreq.tree.TreeBuilder;
 import picocli.CommandLine;
 
-/** {@code profile} and {@code demo}: run the JVM, then write and print the results. */
+/** {@code profile} and {@code demo}: run the JVM (or profile a running one), then write and print the results. */
 final class Profiling {
     static final String REPORT = "report.txt";
     static final String FLAME = "flame.html";
@@ -61,6 +63,21 @@ final class Profiling {
         if (!hasData(settings.recording())) {
             throw new InputException("the JVM exited with code " + run.exitCode() + " and wrote no recording "
                     + settings.recording() + " (see its messages above)");
+        }
+        writeResults(settings, formats, commandLine);
+        return 0;
+    }
+
+    /** {@code profile --pid}: profiles the running JVM for the duration, then writes what profile writes. */
+    static int profileAttachedAndReport(ProfileSettings settings, List<FleetFormat> formats, long pid,
+            Duration duration, CommandLine commandLine) throws Exception {
+        AttachRun.Result run = AttachRun.run(settings, pid, duration, System.err, System.console() != null);
+        commandLine.getErr().println(String.format(Locale.ROOT, "stackreq: profiled JVM %d for %.1f s%s", pid,
+                run.seconds(), run.interrupted() ? " (ended early by Ctrl-C)" : ""));
+        commandLine.getErr().flush();
+        if (!hasData(settings.recording())) {
+            throw new InputException("JVM " + pid + " wrote no recording " + settings.recording()
+                    + " (see its standard error)");
         }
         writeResults(settings, formats, commandLine);
         return 0;

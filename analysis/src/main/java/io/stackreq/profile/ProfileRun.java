@@ -30,15 +30,7 @@ public final class ProfileRun {
      */
     public static Result run(ProfileSettings settings, PrintStream err, boolean interactive)
             throws IOException, InterruptedException {
-        OutputFiles.createDirectories(settings.output());
-        // Stale files from an earlier run would be joined with this run's data. Both are then
-        // created empty, rw-r--r--, so that the JVM's JFR and the perf agent write into files of
-        // that mode (they keep an existing file's mode; JFR would create one rw-rw-rw- under a
-        // umask of 000) rather than through a link planted at the path.
-        for (java.nio.file.Path output : new java.nio.file.Path[] {settings.recording(), settings.samples()}) {
-            Files.deleteIfExists(output);
-            OutputFiles.newOutputStream(output).close();
-        }
+        prepareOutputs(settings);
 
         ProcessBuilder builder = new ProcessBuilder(settings.commandLine()).inheritIO();
         SignalHandler previous = ignoreInterrupt();
@@ -63,6 +55,21 @@ public final class ProfileRun {
             if (previous != null) {
                 Signal.handle(new Signal("INT"), previous);
             }
+        }
+    }
+
+    /**
+     * Creates the output directory and, empty, the two files the profiled JVM writes. Stale files
+     * from an earlier run would be joined with this run's data. Both are created rw-r--r--, so
+     * that the JVM's JFR and the perf agent write into files of that mode (they keep an existing
+     * file's mode; JFR would create one rw-rw-rw- under a umask of 000) rather than through a link
+     * planted at the path.
+     */
+    static void prepareOutputs(ProfileSettings settings) throws IOException {
+        OutputFiles.createDirectories(settings.output());
+        for (java.nio.file.Path output : new java.nio.file.Path[] {settings.recording(), settings.samples()}) {
+            Files.deleteIfExists(output);
+            OutputFiles.newOutputStream(output).close();
         }
     }
 

@@ -7,14 +7,14 @@ import java.util.List;
 /**
  * How to run one profiled JVM.
  *
- * @param java     the java launcher
+ * @param java     the java launcher (null when profiling a running JVM)
  * @param agents   where the two agents are
  * @param engine   "perf" or "cpu-timer"
  * @param events   leader first, group members after ({@code task-clock+page-faults}); ignored by cpu-timer
  * @param interval sample interval for time events ("1ms"), or null when {@code period} is given
  * @param period   sample period for count events, or null when {@code interval} is given
  * @param output   directory for recording.jfr, samples.jsonl and the results
- * @param javaArgs the user's JVM options, main class and arguments
+ * @param javaArgs the user's JVM options, main class and arguments (empty for a running JVM)
  */
 public record ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
         Long period, Path output, List<String> javaArgs) {
@@ -34,11 +34,8 @@ public record ProfileSettings(Path java, AgentDirectory agents, String engine, S
         return output.resolve(SAMPLES);
     }
 
-    /**
-     * {@code java -agentpath:libstackreq.so -agentpath:libstackreq-perf.so=... -XX:StartFlightRecording=...
-     * <user args>}: the request agent first, so the perf agent finds the RequestStackTrace extension.
-     */
-    public List<String> commandLine() {
+    /** The perf agent's options: events or engine, period or interval, and the samples file. */
+    public String perfAgentOptions() {
         StringBuilder perfOptions = new StringBuilder();
         if ("cpu-timer".equals(engine)) {
             perfOptions.append("engine=cpu-timer");
@@ -51,11 +48,18 @@ public record ProfileSettings(Path java, AgentDirectory agents, String engine, S
             perfOptions.append(",interval=").append(interval);
         }
         perfOptions.append(",out=").append(samples());
+        return perfOptions.toString();
+    }
 
+    /**
+     * {@code java -agentpath:libstackreq.so -agentpath:libstackreq-perf.so=... -XX:StartFlightRecording=...
+     * <user args>}: the request agent first, so the perf agent finds the RequestStackTrace extension.
+     */
+    public List<String> commandLine() {
         List<String> command = new ArrayList<>();
         command.add(java.toString());
         command.add("-agentpath:" + agents.requestAgent());
-        command.add("-agentpath:" + agents.perfAgent() + "=" + perfOptions);
+        command.add("-agentpath:" + agents.perfAgent() + "=" + perfAgentOptions());
         command.add("-XX:StartFlightRecording=filename=" + recording() + ",+jdk.StackTraceRequest#enabled=true");
         command.addAll(javaArgs);
         return command;

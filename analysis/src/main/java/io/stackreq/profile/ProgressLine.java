@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One status line on stderr, rewritten in place while the profiled JVM runs: elapsed time and
@@ -19,6 +20,7 @@ final class ProgressLine {
     private long bytesRead;
     private long lines;
     private int lastLength;
+    private long lastUpdateNanos = System.nanoTime();
 
     private final boolean terminal;
 
@@ -30,6 +32,7 @@ final class ProgressLine {
     }
 
     void update() {
+        lastUpdateNanos = System.nanoTime();
         countNewLines();
         // The first line of the file is its header, not a sample.
         String text = String.format(Locale.ROOT, "stackreq: profiling %.1f s, %,d samples", elapsedSeconds(),
@@ -42,6 +45,13 @@ final class ProgressLine {
             err.println(text);
         }
         err.flush();
+    }
+
+    /** Updates the line when periodMillis have passed since the last update. */
+    void updateIfDue(long periodMillis) {
+        if (System.nanoTime() - lastUpdateNanos >= TimeUnit.MILLISECONDS.toNanos(periodMillis)) {
+            update();
+        }
     }
 
     void clear() {

@@ -36,4 +36,11 @@ class ProfileSettingsTest {
         assertEquals("-agentpath:/n/libstackreq-perf.so=engine=cpu-timer,interval=4ms,out=/out/samples.jsonl",
                 settings.commandLine().get(2));
     }
+
+    @Test
+    void aRunningJvmGetsTheSamePerfAgentOptions() {
+        ProfileSettings settings = new ProfileSettings(null, AGENTS, "perf", "task-clock", "2ms", null,
+                Path.of("/out"), List.of());
+        assertEquals("event=task-clock,interval=2ms,out=/out/samples.jsonl", settings.perfAgentOptions());
+    }
 }

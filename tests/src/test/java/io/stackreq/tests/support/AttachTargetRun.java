@@ -1,0 +1,65 @@
+package io.stackreq.tests.support;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.stackreq.testapp.AttachTarget;
+
+/**
+ * An {@link AttachTarget} JVM started without agents and running in the background (through
+ * {@link JvmRun}, whose hang watchdog and crash logs apply), for the tests that attach to it.
+ */
+public final class AttachTargetRun {
+    private final Path workDir;
+    private final CompletableFuture<JvmRun.Result> run;
+
+    private AttachTargetRun(Path workDir, CompletableFuture<JvmRun.Result> run) {
+        this.workDir = workDir;
+        this.run = run;
+    }
+
+    /** Starts it in workDir (its files: target.out, target.err, pid, stop) with extra JVM flags. */
+    public static AttachTargetRun start(Jdk jdk, Path workDir, double warmupSeconds, String... flags) {
+        try {
+            Files.createDirectories(workDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new AttachTargetRun(workDir, CompletableFuture.supplyAsync(() -> JvmRun.on(jdk, workDir)
+                .withoutStackreq().withoutRequester().name("target").flags(flags)
+                .main(AttachTarget.class, "dir=" + workDir, "warmupSeconds=" + warmupSeconds)
+                .timeout(Duration.ofSeconds(240)).start()));
+    }
+
+    /** Waits until it has warmed up and printed its first cpu line; fails when it ended before. */
+    public long awaitPid() throws InterruptedException, ExecutionException, IOException {
+        Path pidFile = workDir.resolve("pid");
+        while (!Files.exists(pidFile)) {
+            if (run.isDone()) {
+                fail("the target JVM ended before it was ready\n" + run.get());
+            }
+            Thread.sleep(100);
+        }
+        return Long.parseLong(Files.readString(pidFile).trim());
+    }
+
+    /** Asks it to exit without waiting. */
+    public void requestStop() throws IOException {
+        Files.writeString(workDir.resolve("stop"), "");
+    }
+
+    /** Asks it to exit and returns how it ended. */
+    public JvmRun.Result stop() throws IOException, InterruptedException, ExecutionException, TimeoutException {
+        requestStop();
+        return run.get(120, TimeUnit.SECONDS);
+    }
+}
