@@ -83,6 +83,13 @@ final class Profiling {
         return 0;
     }
 
+    /** The call trees, and the stack profile when a fleet format is asked for. */
+    private static JoinRunner.ListenerFactory listeners(Path samples, TreeBuilder trees, List<FleetFormat> formats,
+            AtomicReference<StackProfile> stacks) {
+        return formats.isEmpty() ? (recording, metric, header) -> List.of(trees)
+                : Analysis.withStackProfile(samples, List.of(trees), stacks);
+    }
+
     /** ProfileRun creates both files empty before the JVM starts: empty means not written. */
     private static boolean hasData(Path file) throws IOException {
         return Files.isRegularFile(file) && Files.size(file) > 0;
@@ -103,14 +110,13 @@ final class Profiling {
         AtomicReference<StackProfile> stacks = new AtomicReference<>();
         if (hasData(settings.samples())) {
             Enrichment.Result result = Enrichment.run(settings.recording(), settings.samples(),
-                    directory.resolve(ENRICHED), Analysis.withStackProfile(settings.samples(), List.of(trees), stacks));
+                    directory.resolve(ENRICHED), listeners(settings.samples(), trees, formats, stacks));
             outcome = result.outcome();
             enriched = result.written();
         } else {
             err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
                     + "; the report counts stack-trace events only and profile.jfr is not written");
-            outcome = JoinRunner.run(settings.recording(), null, null,
-                    Analysis.withStackProfile(null, List.of(trees), stacks));
+            outcome = JoinRunner.run(settings.recording(), null, null, listeners(null, trees, formats, stacks));
         }
         for (FleetFormat format : formats) {
             format.write(stacks.get(), directory.resolve(format.fileName()), false);
