@@ -115,7 +115,9 @@ extern "C" {
  * Requests the stack trace of a thread, to be written as a jdk.StackTraceRequest event.
  * In a mounted virtual thread (JDK 21+) the calling thread is the virtual thread: the event's
  * thread is it and its stack ends at its entry (Continuation.enterSpecial), without the
- * carrier's frames; a signal that lands while it mounts or unmounts yields failed = true.
+ * carrier's frames; a signal that lands while it mounts or unmounts yields failed = true, and
+ * frames still frozen in the continuation (thawed lazily after a mount) are not walked: the
+ * stack then holds the frames above them and is marked truncated.
  *
  * thread:    NULL or a pointer to NULL for the calling thread; else a pointer to a jthread
  *            (normal context only, see above).

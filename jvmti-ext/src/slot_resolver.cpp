@@ -50,11 +50,14 @@ void SlotResolver::end_at_virtual_thread_entry(RequestSlot& slot, bool mounted) 
     jmethodID entry = VirtualThreads::entry_method();
     if (entry == nullptr) return;
     for (int32_t i = 0; i < slot.frame_count; i++) {
-        if (slot.frames[i].method == entry) {
-            slot.frame_count = mounted ? i + 1 : 0;
-            slot.truncated = false;
-            return;
-        }
+        if (slot.frames[i].method != entry) continue;
+        // Frames still frozen in the continuation are missing below the ones walked: the stack
+        // is cut there, as a truncated one.
+        const jmethodID bottom = VirtualThreads::bottom_method();
+        const bool whole = bottom == nullptr || (i > 0 && slot.frames[i - 1].method == bottom);
+        slot.frame_count = !mounted ? 0 : whole ? i + 1 : i;
+        slot.truncated = !whole;
+        return;
     }
 }
 
@@ -75,6 +78,7 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
         case RequestKind::kBiasedSelf:
             event.thread_id = virtual_thread != 0 ? virtual_thread : threads.key_for_tid(slot.tid);
             end_at_virtual_thread_entry(slot, virtual_thread != 0);
+            truncated = slot.truncated;
             if (slot.frame_count > 0) {
                 event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
                 if (event.stack_trace_id == 0) {

@@ -31,7 +31,9 @@ public:
 
 private:
     void append_walked_frames(const RequestSlot& slot);
-    // A virtual thread's walk continues into its carrier's frames: they go. A walk through a
+    // A virtual thread's walk continues into its carrier's frames: they go; when frames frozen in
+    // the continuation are missing above its entry, the stack ends with the walked ones and is
+    // marked truncated (virtual_threads.h). A walk through a
     // virtual thread's entry that no mounted virtual thread claims was taken while one mounted
     // or unmounted, whose thread is unknown: it yields no frames (the event fails).
     static void end_at_virtual_thread_entry(RequestSlot& slot, bool mounted);

@@ -14,6 +14,7 @@ namespace VirtualThreads {
 namespace {
 
 std::atomic<jmethodID> g_entry_method{nullptr};
+std::atomic<jmethodID> g_bottom_method{nullptr};
 
 // can_support_virtual_threads, the 45th capability bit (JDK 21's jvmti.h); the build's JDK 17
 // headers do not name it.
@@ -87,11 +88,16 @@ void resolve_entry_method(JNIEnv* jni) {
     }
     jmethodID entry = jni->GetStaticMethodID(continuation, "enterSpecial", "(Ljdk/internal/vm/Continuation;ZZ)V");
     if (entry == nullptr) jni->ExceptionClear();
+    jmethodID bottom = jni->GetStaticMethodID(continuation, "enter", "(Ljdk/internal/vm/Continuation;Z)V");
+    if (bottom == nullptr) jni->ExceptionClear();
+    g_bottom_method.store(bottom, std::memory_order_release);
     g_entry_method.store(entry, std::memory_order_release);
     jni->DeleteLocalRef(continuation);
 }
 
 jmethodID entry_method() { return g_entry_method.load(std::memory_order_acquire); }
+
+jmethodID bottom_method() { return g_bottom_method.load(std::memory_order_acquire); }
 
 }  // namespace VirtualThreads
 }  // namespace stackreq

@@ -20,6 +20,11 @@ bool start(jvmtiEnv* jvmti);
 void resolve_entry_method(JNIEnv* jni);
 // The jmethodID of Continuation.enterSpecial, null before VMInit or without virtual threads.
 jmethodID entry_method();
+// Continuation.enter, the frame right above enterSpecial in a whole virtual thread's stack. When
+// another frame is there, the frames between were still frozen in the continuation (mounting
+// thaws only the top frames; the others come back as the thread returns into them), and
+// AsyncGetCallTrace went from the thawed frames straight to the entry.
+jmethodID bottom_method();
 
 }  // namespace VirtualThreads
 }  // namespace stackreq

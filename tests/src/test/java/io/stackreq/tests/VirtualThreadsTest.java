@@ -28,12 +28,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * each under 1 kHz CPU-timer requests on the carriers (with the signal's ucontext) and one
  * request of their own each (without). Every request made in a virtual thread is an event of
  * that virtual thread ({@code virtual = true}) whose stack ends at the virtual thread's entry,
- * with no carrier frame; accounting is exact.
+ * with no carrier frame, or is marked truncated where frames were still frozen in the
+ * continuation; accounting is exact.
  */
 class VirtualThreadsTest {
     /** Frames of the virtual threads' own code: their task's lambda and virtualWork. */
     static final String APP = VirtualThreads.class.getName();
     static final String ENTRY = "jdk.internal.vm.Continuation.enterSpecial";
+    static final String VIRTUAL_RUN = "java.lang.VirtualThread.run";
 
     @TempDir
     Path dir;
@@ -59,32 +61,43 @@ class VirtualThreadsTest {
         List<String> wrong = new ArrayList<>();
         long inVirtual = 0;
         long timerInVirtual = 0;
-        long failedInVirtual = 0;  // a timer signal during a mount or unmount: no walk, the right thread
+        long failedInVirtual = 0;     // a timer signal during a mount or unmount: no walk, the right thread
+        long truncatedInVirtual = 0;  // frames still frozen in the continuation: the walked top frames only
         for (RecordedEvent event : events) {
             boolean explicitRequest = event.getLong("userData") >= VirtualThreads.EXPLICIT_IDS;
             List<String> methods = JfrFile.methods(event);
             RecordedThread thread = event.getThread();
             boolean virtual = thread != null && thread.getBoolean("virtual");
-            if (explicitRequest || methods.stream().anyMatch(m -> m.startsWith(APP) && !m.endsWith(".main"))) {
-                inVirtual++;
-                timerInVirtual += explicitRequest ? 0 : 1;
-                if (!virtual || !thread.getJavaName().startsWith("vt-")) {
-                    wrong.add("not on its virtual thread: " + JfrFile.describe(event));
-                } else if (event.getBoolean("failed") || !ENTRY.equals(methods.get(methods.size() - 1))
-                        || methods.stream().anyMatch(m -> m.startsWith("java.util.concurrent.ForkJoin"))) {
-                    wrong.add("not the virtual thread's frames only: " + JfrFile.describe(event));
-                } else if (explicitRequest && !(Requester.class.getName() + ".request").equals(methods.get(0))) {
-                    wrong.add("its own request is not at the call: " + JfrFile.describe(event));
-                }
-            } else if (virtual && !event.getBoolean("failed")) {
-                wrong.add("virtual without its code: " + JfrFile.describe(event));
-            } else if (virtual) {
+            boolean appCode = methods.stream().anyMatch(m -> m.startsWith(APP) && !m.endsWith(".main"));
+            if (!explicitRequest && !appCode && !virtual) {
+                continue;  // the carrier's own code
+            }
+            inVirtual++;
+            timerInVirtual += explicitRequest ? 0 : 1;
+            boolean failed = event.getBoolean("failed");
+            if (!virtual || !(thread.getJavaName().startsWith("vt-") || thread.getJavaName().startsWith("arm-"))) {
+                wrong.add("not on its virtual thread: " + JfrFile.describe(event));
+            } else if (failed) {
                 failedInVirtual++;
+                if (explicitRequest) {
+                    wrong.add("its own request failed: " + JfrFile.describe(event));
+                }
+            } else if (methods.stream().anyMatch(m -> m.startsWith("java.util.concurrent.ForkJoin"))) {
+                wrong.add("carrier frames: " + JfrFile.describe(event));
+            } else if (event.getStackTrace().isTruncated()) {
+                truncatedInVirtual++;
+                if (methods.contains(ENTRY)) {
+                    wrong.add("truncated through its entry: " + JfrFile.describe(event));
+                }
+            } else if (!ENTRY.equals(methods.get(methods.size() - 1)) || !methods.contains(VIRTUAL_RUN)) {
+                wrong.add("not the whole virtual thread stack: " + JfrFile.describe(event));
+            } else if (explicitRequest && !(Requester.class.getName() + ".request").equals(methods.get(0))) {
+                wrong.add("its own request is not at the call: " + JfrFile.describe(event));
             }
         }
         System.out.println(jdk + " virtual threads: " + events.size() + " events, " + inVirtual
-                + " walked in a virtual thread (" + timerInVirtual + " from timers), " + failedInVirtual
-                + " failed in one");
+                + " in a virtual thread (" + timerInVirtual + " from timers), " + failedInVirtual + " failed, "
+                + truncatedInVirtual + " truncated at frames still frozen");
         long finalTimerInVirtual = timerInVirtual;
         long finalInVirtual = inVirtual;
         assertAll(
