@@ -1,6 +1,7 @@
 package io.stackreq.validation;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -42,6 +43,8 @@ class OracleAttachTest {
             checks.add(() -> assertTrue(traces >= ValidationTest.MIN_SIGNAL_SAMPLES,
                     () -> String.format(Locale.ROOT, "%s %s: only %d stack traces (failed %d); need %d", jdk,
                             workload, traces, tally.failed, ValidationTest.MIN_SIGNAL_SAMPLES)));
+            // A refusal here would be a thread that ran before the attach and is not served.
+            checks.add(() -> assertEquals(0, tally.refused, () -> jdk + " " + workload + ": requests refused"));
             checks.add(() -> assertTrue(tally.matchPercent() >= ValidationTest.MIN_MATCH_PERCENT,
                     () -> String.format(Locale.ROOT, "%s %s: %.2f%% of %d stack traces match (%d mismatched), "
                             + "need %.1f%%; examples:%n%s", jdk, workload, tally.matchPercent(), traces,
