@@ -57,7 +57,8 @@ public final class ShadowStack {
      * Whether liboracle.so is loaded, so that shadow stacks live in its memory and the natives of
      * {@link OracleNative} resolve. With {@code -Dstackreq.oracle.attach=true} the JVM starts
      * without it: until the agent's {@code Agent_OnAttach} sets this, each thread keeps its shadow
-     * stack in a buffer of its own and runs no checks.
+     * stack in a buffer of its own and runs no checks (its period, Integer.MAX_VALUE, is not reached
+     * in any warm-up of fewer than 2^31 method entries).
      */
     static volatile boolean oracleLoaded = !Boolean.getBoolean("stackreq.oracle.attach");
     /** exit() of a method that is not on top of the shadow stack: a weaving bug. */
