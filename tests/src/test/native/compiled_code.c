@@ -128,6 +128,11 @@ void compiled_code_enable(jvmtiEnv *jvmti) {
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
 }
 
+void compiled_code_replay(jvmtiEnv *jvmti) {
+    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+    (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+}
+
 uint32_t compiled_code_sequence(void) { return atomic_load(&g_sequence); }
 
 void compiled_code_finish(void) {

@@ -18,6 +18,10 @@ int compiled_code_start(jvmtiEnv *jvmti, const char *dir, jvmtiCapabilities *cap
 /* Call after SetEventCallbacks: turns the events on. */
 void compiled_code_enable(jvmtiEnv *jvmti);
 
+/* In a running JVM (Agent_OnAttach, after compiled_code_enable): the events for the stubs and
+ * the methods compiled before the attach. */
+void compiled_code_replay(jvmtiEnv *jvmti);
+
 /* How many load and unload events have been recorded so far. Async-signal-safe. */
 uint32_t compiled_code_sequence(void);
 

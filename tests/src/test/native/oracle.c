@@ -17,6 +17,9 @@
  * each jdk.StackTraceRequest event with the snapshot of the same user_data.
  *
  * Like librequester.so it finds RequestStackTrace through GetExtensionFunctions only.
+ * Loaded into a running JVM (Agent_OnAttach, after libstackreq.so), it also replays the code
+ * compiled before, and sets ShadowStack.oracleLoaded: the workload threads, warmed up and waiting
+ * for that flag, then move their shadow stacks here and get their signals (OracleAttachMain).
  * Options: "out=DIR" (snapshots.txt, jvmti-checks.txt and compiled-code.txt go there), "layers=ac"
  * or "layers=b".
  */
@@ -267,8 +270,7 @@ static int accept_option(const char *item) {
     return 1;
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
-    (void)reserved;
+static jint start_agent(JavaVM *vm, char *options) {
     if (!agent_parse_options("oracle", options, accept_option)) return JNI_ERR;
     if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
     if (stackreq_find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable) != JVMTI_ERROR_NONE) {
@@ -307,6 +309,46 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         return JNI_ERR;
     }
     return g_enable(g_jvmti) == JVMTI_ERROR_NONE ? JNI_OK : JNI_ERR;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    return start_agent(vm, options);
+}
+
+/* Tells the waiting workload threads (ShadowStack.oracleLoaded, a volatile static) that the
+ * natives of OracleNative now resolve here. */
+static int set_oracle_loaded(JavaVM *vm) {
+    JNIEnv *jni;
+    if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) return 0;
+    jclass shadow_stack = (*jni)->FindClass(jni, "io/stackreq/validation/oracle/ShadowStack");
+    if (shadow_stack == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    jfieldID loaded = (*jni)->GetStaticFieldID(jni, shadow_stack, "oracleLoaded", "Z");
+    if (loaded == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    (*jni)->SetStaticBooleanField(jni, shadow_stack, loaded, JNI_TRUE);
+    return 1;
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    if (g_jvmti != NULL) {
+        fprintf(stderr, "oracle: already loaded in this JVM\n");
+        return JNI_ERR;
+    }
+    if (start_agent(vm, options) != JNI_OK) return JNI_ERR;
+    /* No VMInit comes: the code compiled before the attach is replayed at once. */
+    if (g_layer_c) compiled_code_replay(g_jvmti);
+    if (!set_oracle_loaded(vm)) {
+        fprintf(stderr, "oracle: io.stackreq.validation.oracle.ShadowStack.oracleLoaded not found\n");
+        return JNI_ERR;
+    }
+    return JNI_OK;
 }
 
 /* ---- JNI natives of io.stackreq.validation.oracle.OracleNative ---- */

@@ -22,7 +22,7 @@ public final class OracleTable {
                 "mismatched", "failed", "match (of traces)"));
         BiasTable.row(out, List.of("---", "---", "---:", "---:", "---:", "---:", "---:", "---:"));
         for (String workload : result.workloads()) {
-            for (Layer layer : Layer.values()) {
+            for (Layer layer : result.tallies().keySet()) {
                 Tally tally = result.tally(layer, workload);
                 BiasTable.row(out, List.of(workload, layer.label, Integer.toString(tally.samples),
                         Integer.toString(tally.matched()),

@@ -15,19 +15,25 @@ import io.stackreq.validation.oracle.OracleMain;
 import io.stackreq.validation.oracle.OracleRun;
 
 /**
- * {@code tests/validate [--jdk PATH ...] [--full] [--only oracle|bias] [--dir DIR]
+ * {@code tests/validate [--jdk PATH ...] [--full] [--only oracle|bias] [--attach] [--dir DIR]
  * [--profilers stackreq,async_profiler_cpu,...] [--workloads arraycopy,...]}: runs the
  * correctness oracle and the bias benchmark on each JDK (default: JDK 17 and 25) and prints two
  * markdown tables per JDK, after one line naming the commit, the date and the command. Without
- * {@code --full} it runs the short CI durations.
+ * {@code --full} it runs the short CI durations. With {@code --attach} the oracle runs layers (a) and
+ * (c) with both agents attached after a warm-up ({@link OracleRun#runAttached}); the {@code jni}
+ * workload cannot run there (its natives are in liboracle.so, absent during the warm-up).
  */
 public final class Validate {
+    /** With --attach: how long the workloads run before libstackreq.so and liboracle.so come. */
+    private static final double ATTACH_WARMUP_SECONDS = 3;
+
     private Validate() {
     }
 
     public static void main(String[] args) throws Exception {
         List<Jdk> jdks = new ArrayList<>();
         boolean full = false;
+        boolean attach = false;
         String only = null;
         List<String> profilers = null;
         List<String> workloads = null;
@@ -37,12 +43,13 @@ public final class Validate {
             switch (args[i]) {
                 case "--jdk" -> jdks.add(Jdk.of(args[++i]));
                 case "--full" -> full = true;
+                case "--attach" -> attach = true;
                 case "--only" -> only = args[++i];
                 case "--dir" -> dir = Path.of(args[++i]);
                 case "--profilers" -> profilers = List.of(args[++i].split(","));
                 case "--workloads" -> workloads = List.of(args[++i].split(","));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + " (usage: validate [--jdk PATH ...] [--full] [--only oracle|bias] [--dir DIR])");
+                        + " (usage: validate [--jdk PATH ...] [--full] [--only oracle|bias] [--attach] [--dir DIR])");
             }
         }
         if (jdks.isEmpty()) {
@@ -57,7 +64,9 @@ public final class Validate {
         for (Jdk jdk : jdks) {
             if (only == null || only.equals("oracle")) {
                 List<String> names = workloads != null ? workloads : OracleMain.WORKLOADS;
-                OracleRun.Result result = OracleRun.run(jdk, dir, names, durations.oracleSeconds());
+                OracleRun.Result result = attach
+                        ? OracleRun.runAttached(jdk, dir, names, ATTACH_WARMUP_SECONDS, durations.oracleSeconds())
+                        : OracleRun.run(jdk, dir, names, durations.oracleSeconds());
                 System.err.print(OracleTable.examples(result));
                 String table = OracleTable.markdown(result, durations.oracleSeconds());
                 System.out.println(table);

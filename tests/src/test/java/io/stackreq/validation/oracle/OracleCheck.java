@@ -102,6 +102,8 @@ public final class OracleCheck {
         public int jitScope;
         public int mismatched;
         public int failed;
+        /** Of the failed: requests RequestStackTrace refused (a non-zero return code). */
+        public int refused;
         public int skipped;
         public final List<String> examples = new ArrayList<>();
 
@@ -182,6 +184,7 @@ public final class OracleCheck {
             RecordedEvent event = events.get(snapshot.id());
             if (snapshot.rc() != 0) {
                 tally.failed++;
+                tally.refused++;
             } else if (event == null) {
                 tally.mismatch("no event for accepted request " + snapshot.id());
             } else if (event.getBoolean("failed")) {

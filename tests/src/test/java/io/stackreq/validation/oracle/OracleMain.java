@@ -30,7 +30,7 @@ public final class OracleMain {
      * second (a thread of "inlining" enters methods millions of times a second, one of "jni" a
      * few thousand times).
      */
-    private static final Map<String, Integer> CHECK_PERIODS = Map.of("recursion", 997, "exceptions", 997,
+    static final Map<String, Integer> CHECK_PERIODS = Map.of("recursion", 997, "exceptions", 997,
             "inlining", 40_009, "osr", 97, "streams", 4_099, "threads", 3, "classloading", 5, "jni", 3);
 
     private OracleMain() {
@@ -73,7 +73,7 @@ public final class OracleMain {
         }
     }
 
-    private static void round(String name) throws Exception {
+    static void round(String name) throws Exception {
         switch (name) {
             case "recursion" -> Recursion.round();
             case "exceptions" -> Exceptions.round();

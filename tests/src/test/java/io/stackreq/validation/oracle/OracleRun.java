@@ -2,11 +2,14 @@ package io.stackreq.validation.oracle;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +60,107 @@ public final class OracleRun {
         return new Result(jdk, List.copyOf(workloads), tallies, List.of("ac: " + acSummary, "b: " + bSummary));
     }
 
+    /**
+     * Layers (a) and (c) with both agents attached: the JVM starts with the weaving Java agent only
+     * ({@link OracleAttachMain}), warms every workload up at once, then gets libstackreq.so and
+     * liboracle.so through {@code jcmd <pid> JVMTI.agent_load}, and runs every workload for the
+     * given time on the threads that warmed up.
+     */
+    public static Result runAttached(Jdk jdk, Path dir, List<String> workloads, double warmupSeconds,
+            double seconds) {
+        Path agentJar = OracleAgentJar.build(dir.resolve("oracle-agent.jar"));
+        Path runDir = dir.resolve("oracle-" + jdk.feature() + "-attached").toAbsolutePath();
+        try {
+            Files.createDirectories(runDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Path ready = runDir.resolve("ready");
+        JvmRun run = JvmRun.on(jdk, runDir).name("oracle").withoutStackreq().withoutRequester()
+                .flags("-javaagent:" + agentJar + "=" + runDir.resolve("methods.txt"),
+                        "-Dstackreq.oracle.attach=true",
+                        "-Dstackreq.oracle.layers=ac",
+                        "-XX:StartFlightRecording=filename=" + runDir.resolve("recording.jfr") + ",settings="
+                                + Jfc.write(runDir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
+                .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
+                .main(OracleAttachMain.class, Double.toString(warmupSeconds), Double.toString(seconds),
+                        String.join(",", workloads), ready.toString())
+                .timeout(Duration.ofSeconds(120 + (long) (warmupSeconds + seconds) * 6));
+        CompletableFuture<JvmRun.Result> target = CompletableFuture.supplyAsync(run::start);
+        String pid = awaitReady(ready, target);
+        Path oracle = JvmRun.requesterLibrary().resolveSibling("liboracle.so").toAbsolutePath();
+        List<String> loads = new ArrayList<>();
+        try {
+            loads.add(agentLoad(jdk, pid, JvmRun.stackreqLibrary().toAbsolutePath(), "depth=1024,ring=1024"));
+            loads.add(agentLoad(jdk, pid, oracle, "out=" + runDir + ",layers=ac"));
+        } catch (AssertionError e) {
+            // The workload threads would wait for liboracle.so until the watchdog's timeout.
+            ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+            throw new AssertionError(e.getMessage() + "\n" + target.join(), e);
+        }
+        JvmRun.Result result = target.join();
+        if (result.exitCode() != 0 || result.crashed()) {
+            throw new AssertionError("the attached oracle JVM failed (exit code " + result.exitCode() + ")\n"
+                    + String.join("\n", loads) + "\n" + result);
+        }
+        String summary = summary(result);
+        OracleCheck ac = new OracleCheck(runDir.resolve("methods.txt"),
+                CompiledCode.read(runDir.resolve("compiled-code.txt")));
+        ac.checkJvmti(runDir.resolve("jvmti-checks.txt"));
+        ac.checkRequests(runDir.resolve("snapshots.txt"), runDir.resolve("recording.jfr"));
+        Map<Layer, Map<String, Tally>> tallies = new java.util.LinkedHashMap<>();
+        tallies.put(Layer.JVMTI, ac.tallies().getOrDefault(Layer.JVMTI, Map.of()));
+        tallies.put(Layer.SIGNAL, ac.tallies().getOrDefault(Layer.SIGNAL, Map.of()));
+        return new Result(jdk, List.copyOf(workloads), tallies, List.of("attached: " + summary));
+    }
+
+    private static String awaitReady(Path ready, CompletableFuture<JvmRun.Result> target) {
+        try {
+            while (!Files.exists(ready) || Files.readString(ready).isBlank()) {
+                if (target.isDone()) {
+                    throw new AssertionError("the oracle JVM ended before it warmed up\n" + target.join());
+                }
+                Thread.sleep(50);
+            }
+            return Files.readString(ready).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code jcmd <pid> JVMTI.agent_load <library> <options>}; fails unless the load returned 0. */
+    private static String agentLoad(Jdk jdk, String pid, Path library, String options) {
+        try {
+            // Quoted: the diagnostic command parser would take an unquoted "a=b,c=d" for its own key=value.
+            Process jcmd = new ProcessBuilder(jdk.tool("jcmd").toString(), pid, "JVMTI.agent_load",
+                    library.toString(), '"' + options + '"').redirectErrorStream(true).start();
+            String output = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (jcmd.waitFor() != 0 || !output.contains("return code: 0")) {
+                throw new AssertionError("jcmd JVMTI.agent_load " + library + " failed:\n" + output);
+            }
+            return output.trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String summary(JvmRun.Result result) {
+        Matcher m = SUMMARY.matcher(result.stdout());
+        if (!m.find()) {
+            throw new AssertionError("no oracle summary line\n" + result);
+        }
+        if (!m.group(2).equals("0") || !m.group(3).equals("0")) {
+            throw new AssertionError("the oracle's weaving is broken (" + m.group() + ")\n" + result);
+        }
+        return m.group();
+    }
+
     private static String runOne(Jdk jdk, Path dir, String layers, Path agentJar, List<String> workloads,
             double seconds) {
         try {
@@ -75,14 +179,6 @@ public final class OracleRun {
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
                 .main(OracleMain.class, Double.toString(seconds), String.join(",", workloads))
                 .timeout(Duration.ofSeconds(60 + (long) (workloads.size() * seconds * 6)));
-        JvmRun.Result result = run.run();
-        Matcher m = SUMMARY.matcher(result.stdout());
-        if (!m.find()) {
-            throw new AssertionError("no oracle summary line\n" + result);
-        }
-        if (!m.group(2).equals("0") || !m.group(3).equals("0")) {
-            throw new AssertionError("the oracle's weaving is broken (" + m.group() + ")\n" + result);
-        }
-        return m.group();
+        return summary(run.run());
     }
 }

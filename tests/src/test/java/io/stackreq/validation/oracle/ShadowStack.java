@@ -53,6 +53,14 @@ public final class ShadowStack {
         }
     };
     private static final boolean BIASED_LAYER = "b".equals(System.getProperty("stackreq.oracle.layers"));
+    /**
+     * Whether liboracle.so is loaded, so that shadow stacks live in its memory and the natives of
+     * {@link OracleNative} resolve. With {@code -Dstackreq.oracle.attach=true} the JVM starts
+     * without it: until the agent's {@code Agent_OnAttach} sets this, each thread keeps its shadow
+     * stack in a buffer of its own and runs no checks (its period, Integer.MAX_VALUE, is not reached
+     * in any warm-up of fewer than 2^31 method entries).
+     */
+    static volatile boolean oracleLoaded = !Boolean.getBoolean("stackreq.oracle.attach");
     /** exit() of a method that is not on top of the shadow stack: a weaving bug. */
     public static final AtomicLong CORRUPT = new AtomicLong();
 
@@ -60,20 +68,28 @@ public final class ShadowStack {
     }
 
     private static ByteBuffer attach() {
-        ByteBuffer buffer = OracleNative.attach().order(ByteOrder.nativeOrder());
+        boolean loaded = oracleLoaded;
+        ByteBuffer buffer = (loaded ? OracleNative.attach() : ByteBuffer.allocateDirect(FRAMES + 8 * MAX_FRAMES))
+                .order(ByteOrder.nativeOrder());
         buffer.putInt(TAG, WORKLOAD.get()[0]);
-        buffer.putInt(PERIOD, WORKLOAD.get()[1]);
+        buffer.putInt(PERIOD, loaded ? WORKLOAD.get()[1] : Integer.MAX_VALUE);
         return buffer;
     }
 
     /**
      * The workload this thread (and threads it starts from now on) works for, and how often its
-     * method entries run layer (a) or (b): every period-th entry.
+     * method entries run layer (a) or (b): every period-th entry. Called with no woven method on
+     * the thread's stack: it also moves the shadow stack into liboracle.so's memory once that is
+     * loaded (and there the thread gets its signals).
      */
     public static void setWorkload(int tag, int period) {
         WORKLOAD.set(new int[] {tag, period});
-        CURRENT.get().putInt(TAG, tag);
-        CURRENT.get().putInt(PERIOD, period);
+        CURRENT.set(attach());
+    }
+
+    /** Whether liboracle.so is loaded yet. */
+    public static boolean isOracleLoaded() {
+        return oracleLoaded;
     }
 
     /** First thing in every woven method. */

@@ -1,0 +1,55 @@
+package io.stackreq.validation;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import io.stackreq.tests.support.Jdk;
+import io.stackreq.validation.oracle.OracleCheck.Layer;
+import io.stackreq.validation.oracle.OracleCheck.Tally;
+import io.stackreq.validation.oracle.OracleRun;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 16, acceptance 1: the oracle's layer (c) with libstackreq.so and liboracle.so attached to
+ * a JVM that started without them, after its workload threads warmed up (those threads, running
+ * before the attach, are the ones sampled). Same bar as {@link ValidationTest} on a few workloads.
+ */
+class OracleAttachTest {
+    private static final List<String> WORKLOADS = List.of("recursion", "inlining", "osr", "exceptions");
+    private static final double WARMUP_SECONDS = 3;
+    private static final double SECONDS = 5;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void signalRequestsMatchShadowStacksAfterAnAttach(Jdk jdk) {
+        OracleRun.Result result = OracleRun.runAttached(jdk, dir, WORKLOADS, WARMUP_SECONDS, SECONDS);
+        System.out.println(OracleTable.markdown(result, SECONDS) + "\n" + OracleTable.examples(result));
+        List<Executable> checks = new ArrayList<>();
+        for (String workload : result.workloads()) {
+            Tally tally = result.tally(Layer.SIGNAL, workload);
+            int traces = tally.matched() + tally.mismatched;
+            checks.add(() -> assertTrue(traces >= ValidationTest.MIN_SIGNAL_SAMPLES,
+                    () -> String.format(Locale.ROOT, "%s %s: only %d stack traces (failed %d); need %d", jdk,
+                            workload, traces, tally.failed, ValidationTest.MIN_SIGNAL_SAMPLES)));
+            // A refusal here would be a thread that ran before the attach and is not served.
+            checks.add(() -> assertEquals(0, tally.refused, () -> jdk + " " + workload + ": requests refused"));
+            checks.add(() -> assertTrue(tally.matchPercent() >= ValidationTest.MIN_MATCH_PERCENT,
+                    () -> String.format(Locale.ROOT, "%s %s: %.2f%% of %d stack traces match (%d mismatched), "
+                            + "need %.1f%%; examples:%n%s", jdk, workload, tally.matchPercent(), traces,
+                            tally.mismatched, ValidationTest.MIN_MATCH_PERCENT, String.join("\n", tally.examples))));
+        }
+        assertAll(checks);
+    }
+}
