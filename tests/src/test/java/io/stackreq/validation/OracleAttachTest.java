@@ -24,7 +24,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * before the attach, are the ones sampled). Same bar as {@link ValidationTest} on a few workloads.
  */
 class OracleAttachTest {
-    private static final List<String> WORKLOADS = List.of("recursion", "inlining", "osr", "exceptions");
+    // exceptions is left to tests/validate --only oracle --attach: after an attach it had 3 wrong
+    // traces in about 4,800 (0.06%, cause not found yet; docs/validation.md), so at the 1,000-2,000
+    // traces of a short run two of them cross the 99.9% bar by chance. threads starts and ends
+    // threads all the time: a request from one that is ending is refused, which this test counts.
+    private static final List<String> WORKLOADS = List.of("recursion", "inlining", "osr");
     private static final double WARMUP_SECONDS = 3;
     private static final double SECONDS = 5;
 
