@@ -107,13 +107,20 @@ bool EventStore::trim(uint64_t keep_from_index, int64_t keep_from_ticks) {
     }
     stacks_after_last_pass_ = referenced;
     std::vector<StackTraceEntry> kept(referenced);
-    stack_ids_.clear();
     for (StackTraceEntry& stack : stacks_) {
         uint64_t id = new_id[stack.id];
         if (id == 0) continue;
         stack.id = id;
-        stack_ids_.emplace(stack_key(stack.frames, stack.truncated), id);
         kept[id - 1] = std::move(stack);
+    }
+    for (auto it = stack_ids_.begin(); it != stack_ids_.end();) {
+        uint64_t id = new_id[it->second];
+        if (id == 0) {
+            it = stack_ids_.erase(it);
+        } else {
+            it->second = id;
+            ++it;
+        }
     }
     stacks_ = std::move(kept);
     for (StackTraceRequestEvent& event : events_) {

@@ -115,22 +115,23 @@ uint64_t ThreadDirectory::key_for_tid(int32_t tid) {
     return found == by_tid_.end() ? 0 : found->second;
 }
 
+const ThreadDirectory::Known* ThreadDirectory::find_object_locked(JNIEnv* jni, jobject thread) const {
+    for (const auto& known : threads_) {
+        if (known.second.ref != nullptr && jni->IsSameObject(known.second.ref, thread)) return &known.second;
+    }
+    return nullptr;
+}
+
 uint64_t ThreadDirectory::key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject thread) {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (const auto& known : threads_) {
-        if (known.second.ref != nullptr && jni->IsSameObject(known.second.ref, thread)) return known.first;
-    }
-    return add_locked(jvmti, jni, static_cast<jthread>(thread), 0);
+    const Known* known = find_object_locked(jni, thread);
+    return known != nullptr ? known->entry.id : add_locked(jvmti, jni, static_cast<jthread>(thread), 0);
 }
 
 int32_t ThreadDirectory::tid_of(JNIEnv* jni, jobject thread) const {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (const auto& known : threads_) {
-        if (known.second.ref != nullptr && jni->IsSameObject(known.second.ref, thread)) {
-            return static_cast<int32_t>(known.second.entry.os_thread_id);
-        }
-    }
-    return 0;
+    const Known* known = find_object_locked(jni, thread);
+    return known != nullptr ? static_cast<int32_t>(known->entry.os_thread_id) : 0;
 }
 
 bool ThreadDirectory::entry(uint64_t key, ThreadEntry* out) const {

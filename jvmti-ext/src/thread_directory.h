@@ -57,6 +57,8 @@ private:
 
     mutable std::mutex mutex_;
     void end_locked(Known& known);
+    // The entry whose weak reference is this thread object, or null.
+    const Known* find_object_locked(JNIEnv* jni, jobject thread) const;
 
     std::unordered_map<int32_t, uint64_t> by_tid_;
     std::unordered_map<uint64_t, Known> threads_;  // by key
