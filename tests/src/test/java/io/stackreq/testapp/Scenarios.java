@@ -1,6 +1,5 @@
 package io.stackreq.testapp;
 
-import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -85,7 +84,7 @@ public final class Scenarios {
                 Recording recording = startRecording(rec, true);
                 CountDownLatch release = new CountDownLatch(1);
                 CountDownLatch running = new CountDownLatch(1);
-                Thread virtual = startVirtualThread(() -> {
+                Thread virtual = startVirtualThread(null, () -> {
                     running.countDown();
                     await(release);
                 });
@@ -260,11 +259,14 @@ public final class Scenarios {
     }
 
     /** Thread.ofVirtual().start(task) by reflection: compiled for 17, run on 21+ only. */
-    static Thread startVirtualThread(Runnable task) throws Exception {
-        Method ofVirtual = Thread.class.getMethod("ofVirtual");
-        Object builder = ofVirtual.invoke(null);
-        Method start = Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
-        return (Thread) start.invoke(builder, task);
+    /** Thread.ofVirtual(), named when name is not null, started (by reflection: built for JDK 17). */
+    static Thread startVirtualThread(String name, Runnable task) throws Exception {
+        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+        Class<?> builderClass = Class.forName("java.lang.Thread$Builder");
+        if (name != null) {
+            builder = builderClass.getMethod("name", String.class).invoke(builder, name);
+        }
+        return (Thread) builderClass.getMethod("start", Runnable.class).invoke(builder, task);
     }
 
     static boolean isVirtual(Thread thread) throws Exception {

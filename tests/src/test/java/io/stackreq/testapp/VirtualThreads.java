@@ -1,6 +1,5 @@
 package io.stackreq.testapp;
 
-import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +41,7 @@ public final class VirtualThreads {
         List<Thread> started = new ArrayList<>();
         for (int n = 0; n < threads; n++) {
             long id = EXPLICIT_IDS + n;
-            Thread thread = start("vt-" + n, () -> {
+            Thread thread = Scenarios.startVirtualThread("vt-" + n, () -> {
                 for (int round = 0; round < rounds; round++) {
                     virtualWork(round == rounds / 2 ? id : 0);
                     Thread.yield();
@@ -94,7 +93,7 @@ public final class VirtualThreads {
         for (int attempt = 0; attempt < 32 && armed.get() < 2; attempt++) {
             List<Thread> pair = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                pair.add(start("arm-" + attempt + "-" + i, () -> {
+                pair.add(Scenarios.startVirtualThread("arm-" + attempt + "-" + i, () -> {
                     long end = System.nanoTime() + 20_000_000;
                     while (System.nanoTime() < end) {
                         sink++;
@@ -109,13 +108,5 @@ public final class VirtualThreads {
             }
         }
         return armed.get();
-    }
-
-    private static Thread start(String name, Runnable task) throws Exception {
-        Method ofVirtual = Thread.class.getMethod("ofVirtual");
-        Object builder = ofVirtual.invoke(null);
-        Class<?> builderClass = Class.forName("java.lang.Thread$Builder");
-        builder = builderClass.getMethod("name", String.class).invoke(builder, name);
-        return (Thread) builderClass.getMethod("start", Runnable.class).invoke(builder, task);
     }
 }

@@ -67,12 +67,7 @@ public final class OracleAttachMain {
         if (ShadowStack.isOracleLoaded()) {
             OracleNative.finish();
         }
-        System.out.println("oracle-summary woven=" + OracleAgent.WOVEN_CLASSES.get() + " weave-failures="
-                + OracleAgent.FAILURES.get() + " corrupt=" + ShadowStack.CORRUPT.get());
-        if (!failures.isEmpty()) {
-            System.err.println("workloads failed: " + failures);
-            System.exit(1);
-        }
+        OracleMain.reportAndExit(failures);
     }
 
     private static void runFor(String name, double seconds) throws Exception {

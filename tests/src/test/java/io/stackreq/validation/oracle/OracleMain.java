@@ -1,6 +1,7 @@
 package io.stackreq.validation.oracle;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -65,6 +66,11 @@ public final class OracleMain {
             }
         }
         OracleNative.finish();
+        reportAndExit(failures);
+    }
+
+    /** The weaving summary line the run's reader looks for; exit 1 when a workload failed. */
+    static void reportAndExit(Collection<String> failures) {
         System.out.println("oracle-summary woven=" + OracleAgent.WOVEN_CLASSES.get() + " weave-failures="
                 + OracleAgent.FAILURES.get() + " corrupt=" + ShadowStack.CORRUPT.get());
         if (!failures.isEmpty()) {
