@@ -8,26 +8,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.stackreq.fixtures.Cli;
 import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.fixtures.FixtureSamples;
-import io.stackreq.fixtures.Scenario;
+import io.stackreq.fixtures.ScenarioFixture;
 import io.stackreq.model.SampleFileReader;
 
 /** Every input problem: one line on stderr, exit code 2, no Java stack trace. */
-class ErrorsTest {
-    @TempDir
-    static Path directory;
-    static Scenario scenario;
-
-    @BeforeAll
-    static void writeScenario() throws IOException {
-        scenario = Scenario.write(directory);
-    }
+class ErrorsTest extends ScenarioFixture {
 
     private static String failsWithOneLine(Object... args) {
         Cli.Result result = Cli.run(args);

@@ -13,9 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -34,20 +32,13 @@ import io.stackreq.fixtures.Cli;
 import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.fixtures.ProfileWeights;
 import io.stackreq.fixtures.Scenario;
+import io.stackreq.fixtures.ScenarioFixture;
 
 /** export --format pprof|otlp on the shared scenario, read back with the formats' protobuf classes. */
-class ExportCommandTest {
+class ExportCommandTest extends ScenarioFixture {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> METRICS = List.of("task-clock", "page-faults");
 
-    @TempDir
-    static Path directory;
-    static Scenario scenario;
-
-    @BeforeAll
-    static void writeScenario() throws IOException {
-        scenario = Scenario.write(directory);
-    }
 
     private static Path export(String name, Object... formatOptions) {
         Path output = directory.resolve(name);

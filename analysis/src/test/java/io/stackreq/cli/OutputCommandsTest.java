@@ -21,28 +21,19 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.fixtures.Cli;
 import io.stackreq.fixtures.Scenario;
+import io.stackreq.fixtures.ScenarioFixture;
 
 /** collapsed, join and flame on the shared scenario. */
-class OutputCommandsTest {
+class OutputCommandsTest extends ScenarioFixture {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    static Path directory;
-    static Scenario scenario;
-
-    @BeforeAll
-    static void writeScenario() throws IOException {
-        scenario = Scenario.write(directory);
-    }
 
     @Test
     void collapsedWritesOneLinePerDistinctStackRootFirst() throws IOException {

@@ -18,27 +18,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.fixtures.Cli;
 import io.stackreq.fixtures.Scenario;
+import io.stackreq.fixtures.ScenarioFixture;
 
-class ReportCommandTest {
+class ReportCommandTest extends ScenarioFixture {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    static Path directory;
-    static Scenario scenario;
-
-    @BeforeAll
-    static void writeScenario() throws IOException {
-        scenario = Scenario.write(directory);
-    }
 
     private static JsonNode jsonReport(Object... extra) throws IOException {
         List<Object> args = new ArrayList<>(List.of("report", scenario.recording, "--format", "json", "--top", "0"));
