@@ -41,6 +41,8 @@ public final class Bootstrap {
     private static final Map<Long, Path> memoryDestinations = new ConcurrentHashMap<>();
     /** Whether a running recording is in memory: only then does the poll look for destinations. */
     private static volatile boolean memoryRecordingRunning;
+    /** What refreshEnabled last told the agent. */
+    private static volatile boolean gateOpen;
 
     private Bootstrap() {
     }
@@ -58,7 +60,9 @@ public final class Bootstrap {
     /** Recomputes whether any running recording enables the event and tells the agent. */
     static void refreshEnabled() {
         EventType type = eventType;
-        NativeBridge.setEventEnabled(type != null && type.isEnabled() && anyRunningRecordingEnablesEvent());
+        boolean open = type != null && type.isEnabled() && anyRunningRecordingEnablesEvent();
+        gateOpen = open;
+        NativeBridge.setEventEnabled(open);
     }
 
     /** Called by libstackreq's emitter thread before it asks JFR for a new chunk. */
@@ -109,12 +113,15 @@ public final class Bootstrap {
         while (true) {
             try {
                 // EventType.isEnabled() allocates nothing: the full check (which copies every
-                // recording's settings) runs only when it changes, so that in the steady state the
-                // poll allocates nothing in the application's heap, where even garbage shows as RSS
-                // growth of an application that allocates little itself.
+                // recording's settings) runs only when it changes or disagrees with the gate, so
+                // that in the steady state the poll allocates nothing in the application's heap,
+                // where even garbage shows as RSS growth of an application that allocates little
+                // itself. The disagreement matters: a stopping recording keeps isEnabled() true
+                // while the listener closes the gate, and a recording enabling the event next
+                // leaves isEnabled() unchanged.
                 EventType type = eventType;
                 boolean enabled = type != null && type.isEnabled();
-                if (enabled != lastSeen) {
+                if (enabled != lastSeen || enabled != gateOpen) {
                     refreshEnabled();
                     lastSeen = enabled;
                 }
