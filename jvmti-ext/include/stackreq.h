@@ -82,7 +82,10 @@
  *  JVMTI_ERROR_NOT_AVAILABLE      no running recording enables jdk.StackTraceRequest, or no
  *                                 environment has called EnableRequestStackTrace.
  *  JVMTI_ERROR_INVALID_THREAD     thread is not a java.lang.Thread.
- *  JVMTI_ERROR_THREAD_NOT_ALIVE   thread was not started or has terminated.
+ *  JVMTI_ERROR_THREAD_NOT_ALIVE   thread was not started or has terminated; or thread == NULL
+ *                                 and the calling thread's JVMTI ThreadEnd has run: stackreq's
+ *                                 ThreadEnd runs before those of agents whose environment is
+ *                                 younger, and their signals may still reach the thread then.
  *  JVMTI_ERROR_UNSUPPORTED_OPERATION  thread is a virtual thread (JDK 21+); the value 73 is
  *                                 STACKREQ_ERROR_UNSUPPORTED_OPERATION for JDK 17 headers.
  *  JVMTI_ERROR_UNATTACHED_THREAD  thread == NULL and the calling thread is not a Java thread

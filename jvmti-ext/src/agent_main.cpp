@@ -78,8 +78,7 @@ void register_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
 void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) { register_thread(jvmti, jni, thread); }
 
 void JNICALL on_thread_end(jvmtiEnv*, JNIEnv* jni, jthread) {
-    int32_t tid = ThreadRegistry::current_tid();
-    ThreadRegistry::remove(tid);
+    const int32_t tid = ThreadRegistry::end_current();
     agent().threads.on_thread_end(jni, tid);
 }
 

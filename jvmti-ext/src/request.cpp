@@ -97,6 +97,9 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     int32_t tid = 0;
     ThreadSlotView thread;
     if (!ThreadRegistry::find_current(&thread, &tid)) {
+        if (ThreadRegistry::current_has_ended()) {
+            return reject(Counter::rejected_thread_not_alive, JVMTI_ERROR_THREAD_NOT_ALIVE);
+        }
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
     if (thread.jfr_excluded) return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);

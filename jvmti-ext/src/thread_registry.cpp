@@ -13,15 +13,17 @@ namespace {
 constexpr uintptr_t kGuardMargin = 64 * 1024;
 
 // initial-exec: a plain %fs-relative load, never the lazy allocation of __tls_get_addr, so a
-// signal handler may read it. The tid beside the pointer detects a slot reused by another thread.
+// signal handler may read it. The tid beside the pointer detects a slot reused by another thread;
+// ended is set by the thread's own ThreadEnd, until a JNI AttachCurrentThread starts it again.
 struct CurrentThread {
     const void* slot;
     int32_t tid;
+    bool ended;
 };
-__attribute__((tls_model("initial-exec"))) thread_local CurrentThread t_current = {nullptr, 0};
+__attribute__((tls_model("initial-exec"))) thread_local CurrentThread t_current = {nullptr, 0, false};
 
 // A forked child's only thread inherits the parent thread's TLS but has another tid.
-void forget_current_in_child() { t_current = {nullptr, 0}; }
+void forget_current_in_child() { t_current = {nullptr, 0, false}; }
 
 uint32_t hash_tid(int32_t tid) {
     return (static_cast<uint32_t>(tid) * 2654435761u) & (ThreadRegistry::kCapacity - 1);
@@ -87,7 +89,7 @@ bool ThreadRegistry::add_current(JNIEnv* jni) {
     slot->jni = jni;
     stack_bounds_of_current(&slot->stack_low, &slot->stack_high);
     slot->tid.store(tid, std::memory_order_release);
-    t_current = {slot, tid};
+    t_current = {slot, tid, false};
     return true;
 }
 
@@ -103,10 +105,19 @@ bool ThreadRegistry::adopt(int32_t tid, JNIEnv* jni, uintptr_t stack_address, si
 }
 
 void ThreadRegistry::remove(int32_t tid) {
-    if (t_current.tid == tid) t_current = {nullptr, 0};
+    if (t_current.tid == tid) t_current = {nullptr, 0, false};
     Slot* slot = find(tid);
     if (slot != nullptr) slot->tid.store(kDeleted, std::memory_order_release);
 }
+
+int32_t ThreadRegistry::end_current() {
+    int32_t tid = current_tid();
+    remove(tid);
+    t_current = {nullptr, tid, true};
+    return tid;
+}
+
+bool ThreadRegistry::current_has_ended() { return t_current.ended; }
 
 void ThreadRegistry::set_jfr_excluded(int32_t tid, bool excluded) {
     Slot* slot = find(tid);
@@ -121,12 +132,12 @@ bool ThreadRegistry::jfr_excluded(int32_t tid) {
 ThreadRegistry::Slot* ThreadRegistry::current_slot(int32_t* tid) {
     CurrentThread current = t_current;
     if (current.slot == nullptr) {
-        if (!adopted_.load(std::memory_order_acquire)) return nullptr;
+        if (current.ended || !adopted_.load(std::memory_order_acquire)) return nullptr;
         // A thread adopted at attach: its slot is found once by tid, then through TLS.
         int32_t own_tid = current_tid();
         const Slot* adopted = find(own_tid);
         if (adopted == nullptr) return nullptr;
-        current = {adopted, own_tid};
+        current = {adopted, own_tid, false};
         t_current = current;
     }
     Slot* slot = const_cast<Slot*>(static_cast<const Slot*>(current.slot));

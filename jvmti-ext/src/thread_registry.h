@@ -35,9 +35,16 @@ public:
     static bool adopt(int32_t tid, JNIEnv* jni, uintptr_t stack_address, size_t stack_size);
     // Normal context. Removes tid's entry; when tid is the calling thread, also forgets its slot.
     static void remove(int32_t tid);
+    // Normal context, at the calling thread's ThreadEnd: removes its entry and remembers in its
+    // TLS that it ended, for current_has_ended. Returns its tid.
+    static int32_t end_current();
+    // Async-signal-safe: the calling thread's ThreadEnd has run (and no ThreadStart since). Other
+    // agents' ThreadEnd callbacks run after stackreq's when their JVMTI environment is younger, so
+    // their signals can still reach the thread then.
+    static bool current_has_ended();
     // Async-signal-safe; no system call except gettid at an adopted thread's first request.
     // Returns false when the calling thread is not registered (never was, or its ThreadEnd has
-    // run); *tid is then left unset.
+    // run: see current_has_ended); *tid is then left unset.
     static bool find_current(ThreadSlotView* out, int32_t* tid);
     static int32_t current_tid();  // gettid: a system call, normal context only where it matters
     // Normal context. Marks tid's entry excluded from JFR, or not; no effect when tid is unknown.

@@ -12,7 +12,11 @@
  * (Requester.available() then says false); "signal=N" = timer signal number (default SIGPROF);
  * "onload-request" = call RequestStackTrace(env, NULL, NULL, 0) in Agent_OnLoad and keep the
  * result for Requester.onLoadResult() (-1 when not called); "null-ucontext" = the timer
- * handlers pass NULL for the ucontext (the biased path, from a signal handler).
+ * handlers pass NULL for the ucontext (the biased path, from a signal handler);
+ * "thread-end-requests" = at every JVMTI ThreadEnd (this environment is younger than stackreq's,
+ * so its ThreadEnd runs after stackreq's, as a profiler's would) request once from the callback
+ * (ucontext NULL) and once from the timer signal sent to the thread itself, counting the return
+ * codes apart for Requester.threadEndErrorCounts().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,6 +63,14 @@ static atomic_long g_next_id;
 static atomic_long g_rc_count[RC_SLOTS];
 static atomic_long g_overflow;
 static atomic_int g_in_handler;
+static int g_thread_end_requests;
+static atomic_long g_thread_end_rc_count[RC_SLOTS];
+/* initial-exec: read in the signal handler, where lazy TLS allocation is not safe. */
+static __thread __attribute__((tls_model("initial-exec"))) int t_in_thread_end;
+
+static void count_rc(atomic_long *counts, jvmtiError rc) {
+    atomic_fetch_add(&counts[(unsigned)rc < RC_SLOTS ? (unsigned)rc : RC_SLOTS - 1], 1);
+}
 
 /* Normal context only. */
 struct thread_timer {
@@ -78,7 +90,7 @@ static void on_timer(int sig, siginfo_t *info, void *ucontext) {
     atomic_fetch_add(&g_in_handler, 1);
     long id = atomic_fetch_add(&g_next_id, 1) + 1;
     jvmtiError rc = g_request(g_jvmti, NULL, g_null_ucontext ? NULL : ucontext, (jlong)id);
-    atomic_fetch_add(&g_rc_count[(unsigned)rc < RC_SLOTS ? (unsigned)rc : RC_SLOTS - 1], 1);
+    count_rc(t_in_thread_end ? g_thread_end_rc_count : g_rc_count, rc);
     if (id < MAX_IDS) {
         atomic_store(&g_tid[id], (int32_t)agent_current_tid());
         atomic_store(&g_result[id], (int32_t)rc + 1);
@@ -91,6 +103,27 @@ static void on_timer(int sig, siginfo_t *info, void *ucontext) {
 
 static void install_handler(void) { g_handler_error = agent_install_handler(g_signal, on_timer); }
 
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    (void)jvmti;
+    (void)jni;
+    (void)thread;
+    t_in_thread_end = 1;
+    count_rc(g_thread_end_rc_count, g_request(g_jvmti, NULL, NULL, atomic_fetch_add(&g_next_id, 1) + 1));
+    if (g_handler_error == 0) pthread_kill(pthread_self(), g_signal);
+    t_in_thread_end = 0;
+}
+
+static int enable_thread_end_requests(void) {
+    pthread_once(&g_handler_once, install_handler);
+    if (g_handler_error != 0) return 0;
+    jvmtiEventCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.ThreadEnd = on_thread_end;
+    return (*g_jvmti)->SetEventCallbacks(g_jvmti, &callbacks, sizeof(callbacks)) == JVMTI_ERROR_NONE &&
+           (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL) ==
+               JVMTI_ERROR_NONE;
+}
+
 static int accept_option(const char *item) {
     long value = 0;
     if (strcmp(item, "optional") == 0) {
@@ -99,6 +132,8 @@ static int accept_option(const char *item) {
         g_onload_request = 1;
     } else if (strcmp(item, "null-ucontext") == 0) {
         g_null_ucontext = 1;
+    } else if (strcmp(item, "thread-end-requests") == 0) {
+        g_thread_end_requests = 1;
     } else if (strncmp(item, "signal=", 7) == 0 && agent_parse_long(item + 7, 1, NSIG - 1, &value)) {
         g_signal = (int)value;
     } else {
@@ -130,6 +165,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     }
     if (!complete) g_request = NULL;
     if (g_request != NULL && g_onload_request) g_onload_result = (jint)g_request(g_jvmti, NULL, NULL, 0);
+    if (g_request != NULL && g_thread_end_requests && !enable_thread_end_requests()) {
+        fprintf(stderr, "requester: cannot request at ThreadEnd (signal handler error %d)\n", g_handler_error);
+        return JNI_ERR;
+    }
     return JNI_OK;
 }
 
@@ -322,15 +361,25 @@ JNIEXPORT jintArray JNICALL Java_io_stackreq_testapp_Requester_idTids(JNIEnv *jn
 }
 
 /* Number of timer requests per return code, index = jvmtiError (255 = 255 and above). */
-JNIEXPORT jlongArray JNICALL Java_io_stackreq_testapp_Requester_errorCounts(JNIEnv *jni, jclass cls) {
-    (void)cls;
+static jlongArray rc_counts_array(JNIEnv *jni, atomic_long *source) {
     wait_for_handlers();
     jlongArray out = (*jni)->NewLongArray(jni, RC_SLOTS);
     if (out == NULL) return NULL;
     jlong counts[RC_SLOTS];
-    for (int i = 0; i < RC_SLOTS; i++) counts[i] = atomic_load(&g_rc_count[i]);
+    for (int i = 0; i < RC_SLOTS; i++) counts[i] = atomic_load(&source[i]);
     (*jni)->SetLongArrayRegion(jni, out, 0, RC_SLOTS, counts);
     return out;
+}
+
+JNIEXPORT jlongArray JNICALL Java_io_stackreq_testapp_Requester_errorCounts(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    return rc_counts_array(jni, g_rc_count);
+}
+
+/* Requests made at ThreadEnd (option thread-end-requests) per return code, as errorCounts. */
+JNIEXPORT jlongArray JNICALL Java_io_stackreq_testapp_Requester_threadEndErrorCounts(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    return rc_counts_array(jni, g_thread_end_rc_count);
 }
 
 /* Timer requests issued so far, and how many of them did not fit the id arrays. */

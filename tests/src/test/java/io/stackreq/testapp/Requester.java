@@ -68,6 +68,9 @@ public final class Requester {
     /** Index jvmtiError: number of timer requests that returned it. */
     public static native long[] errorCounts();
 
+    /** Index jvmtiError: number of requests made at ThreadEnd (agent option thread-end-requests). */
+    public static native long[] threadEndErrorCounts();
+
     public static native long issued();
 
     public static native long overflow();

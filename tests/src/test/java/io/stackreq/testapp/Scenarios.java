@@ -118,6 +118,13 @@ public final class Scenarios {
                 stop(recording);
                 break;
             }
+            case "ending-threads": {
+                report.put("enable.rc", Requester.enable());
+                Recording recording = startRecording(rec, true);
+                endThreads(ENDING_THREADS, report);
+                stop(recording);
+                break;
+            }
             case "self-loop": {
                 report.put("enable.rc", Requester.enable());
                 Recording recording = startRecording(rec, true);
@@ -143,6 +150,29 @@ public final class Scenarios {
     }
 
     /**
+     * Runs threads that end, several at a time, while librequester requests at each ThreadEnd;
+     * reports the count of ended workers and the ThreadEnd requests' return codes as
+     * {@code threadEnd.N}.
+     */
+    static void endThreads(int count, Report report) throws InterruptedException {
+        Thread[] threads = new Thread[count];
+        for (int i = 0; i < count; i++) {
+            threads[i] = new Thread(() -> afterRequest(System.nanoTime()), "ending-" + i);
+            threads[i].start();
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        report.put("ended", count);
+        long[] counts = Requester.threadEndErrorCounts();
+        for (int code = 0; code < counts.length; code++) {
+            if (counts[code] != 0) {
+                report.put("threadEnd." + code, counts[code]);
+            }
+        }
+    }
+
+    /**
      * A RecordingStream's dispatch thread, which JFR excludes from recording while the stream
      * runs, requests for itself from a flush callback (ids 1 and 2); then this thread requests
      * for the stream's thread (id 3).
@@ -165,6 +195,7 @@ public final class Scenarios {
     }
 
     public static final int SELF_LOOP_REQUESTS = 1000;
+    public static final int ENDING_THREADS = 50;
 
     /**
      * Requests for itself from a loop, odd ids with thread NULL and even ids with the current

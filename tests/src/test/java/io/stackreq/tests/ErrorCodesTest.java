@@ -117,6 +117,31 @@ class ErrorCodesTest {
         assertStatistic(run, "rejectedThreadNotAlive", 2);
     }
 
+    /**
+     * Another agent's ThreadEnd runs after stackreq's (its JVMTI environment is younger), and so
+     * may a signal that its counter sends then: requests from there, by the callback itself and
+     * from a signal handler on each of 50 ending threads, get THREAD_NOT_ALIVE, not
+     * UNATTACHED_THREAD, and write no event.
+     */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void threadNotAliveAfterTheCallersThreadEnd(Jdk jdk) throws Exception {
+        ScenarioRun run = ScenarioRun.run(jdk, dir, "ending-threads", "thread-end-requests");
+        long ended = run.report.getLong("ended");
+        assertEquals(Scenarios.ENDING_THREADS, ended, () -> "workers\n" + run);
+        for (String key : run.report.keys()) {
+            if (key.startsWith("threadEnd.")) {
+                assertEquals("threadEnd." + Requester.THREAD_NOT_ALIVE, key, () -> "a request at ThreadEnd got "
+                        + key + "\n" + run);
+            }
+        }
+        long notAlive = run.report.getLong("threadEnd." + Requester.THREAD_NOT_ALIVE);
+        assertTrue(notAlive >= 2 * ended, () -> notAlive + " THREAD_NOT_ALIVE for " + ended + " ended threads\n"
+                + run);
+        assertNoEvents(run);
+        assertStatistic(run, "rejectedThreadNotAlive", notAlive);
+    }
+
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
     void unsupportedOperationForAVirtualThread(Jdk jdk) throws Exception {

@@ -32,7 +32,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * measure it with the thread CPU clock) is profiled with {@code stackreq profile --pid} for 10 s
  * after a warm-up: each method's share of the three is within 3 points of the measured split, the
  * workers started before the attach are sampled, and so is a thread started after it; no sample
- * is refused with UNATTACHED_THREAD, and every accepted request is one event with its sample.
+ * is refused with UNATTACHED_THREAD (a late worker's last signals, after stackreq's ThreadEnd and
+ * before the perf agent's, get THREAD_NOT_ALIVE), and every accepted request is one event with its
+ * sample.
  * Then four more {@code profile --pid} runs on the same JVM reuse the loaded agents (libstackreq
  * says once per run that it is loaded already), the second ended early by SIGINT to the CLI
  * (Ctrl-C), which still writes every output: the JVM does not crash, exits normally, and its RSS
