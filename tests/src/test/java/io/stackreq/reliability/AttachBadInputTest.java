@@ -17,6 +17,7 @@ import io.stackreq.reliability.support.CliRun;
 import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,10 +27,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Issue 16, acceptance 5: {@code profile --pid} of what cannot be profiled gives one line naming
  * the cause and exit code 2, and leaves no output file behind: a process that is not a JVM (and
  * it survives: the attach mechanism's SIGQUIT is never sent to it), a pid that does not exist, a
- * JVM started with {@code -XX:+DisableAttachMechanism}, a JVM that exits during the profile, and
- * options that do not go with {@code --pid}.
+ * JVM started with {@code -XX:+DisableAttachMechanism}, a JVM of another user, a JVM that exits
+ * during the profile, and options that do not go with {@code --pid}.
  */
 class AttachBadInputTest {
+    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
     @TempDir
     Path dir;
 
@@ -113,6 +115,37 @@ class AttachBadInputTest {
             }
         } finally {
             target.stop();
+        }
+    }
+
+    /**
+     * A JVM of another user: the CLI refuses it itself (the JVM would write the recording and the
+     * samples as that user) with one line naming the user. Needs root, to start the JVM as nobody.
+     */
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void aJvmOfAnotherUser(Jdk jdk) throws Exception {
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(SETPRIV),
+                "starting a JVM as another user needs root and " + SETPRIV);
+        Path work = JvmRun.targetDir().resolve("attach-bad-input").resolve("jdk" + jdk.feature());
+        Files.createDirectories(work);
+        Path idle = work.resolve("Idle.java");
+        Files.writeString(idle, "public class Idle { public static void main(String[] a) throws Exception {"
+                + " System.out.println(\"ready\"); Thread.sleep(120_000); } }\n");
+        Process target = new ProcessBuilder(SETPRIV.toString(), "--reuid=65534", "--regid=65534", "--clear-groups",
+                jdk.java().toString(), idle.getFileName().toString()).directory(work.toFile())
+                .redirectErrorStream(true).start();
+        try {
+            String first = new String(target.getInputStream().readNBytes("ready".length()));
+            assertEquals("ready", first, "the JVM run as nobody did not start");
+            Path out = work.resolve("out");
+            String line = CliRun.assertOneLineError(cli(work, "profile", "--pid", Long.toString(target.pid()), "-o",
+                    out.toString()));
+            assertTrue(line.contains("belongs to user nobody"), line);
+            assertFalse(Files.exists(out), "an output directory was created for nothing");
+            assertTrue(target.isAlive(), "the other user's JVM did not survive");
+        } finally {
+            target.destroyForcibly();
         }
     }
 
