@@ -39,6 +39,8 @@ public final class Bench {
     /** "Measured on commit ..., date UTC: `tests/bench/run ...`", the line under the title. */
     String measuredOn = "";
 
+    static final List<String> PARTS = List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous");
+
     private Bench(boolean quick, List<Path> jdkHomes, Set<String> parts, int reps) throws IOException {
         this.quick = quick;
         for (Path home : jdkHomes) jdks.add(new Jvm(home));
@@ -53,14 +55,14 @@ public final class Bench {
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
-                + " [--only overhead,latency,emitter,memory,continuous]");
+                + " [--only overhead,latency,emitter,memory,vthreads,continuous]");
         System.exit(2);
     }
 
     public static void main(String[] args) throws Exception {
         boolean quick = false;
         List<Path> jdks = new ArrayList<>();
-        Set<String> parts = new LinkedHashSet<>(List.of("overhead", "latency", "emitter", "memory"));
+        Set<String> parts = new LinkedHashSet<>(List.of("overhead", "latency", "emitter", "memory", "vthreads"));
         int reps = -1;
         int minutes = 30;
         for (int i = 0; i < args.length; i++) {
@@ -82,7 +84,7 @@ public final class Bench {
                     if (++i == args.length) usage("--only needs a list");
                     parts.clear();
                     for (String p : args[i].split(",")) {
-                        if (!List.of("overhead", "latency", "emitter", "memory", "continuous").contains(p)) {
+                        if (!PARTS.contains(p)) {
                             usage("unknown part '" + p + "'");
                         }
                         parts.add(p);
@@ -118,6 +120,7 @@ public final class Bench {
         if (parts.contains("latency")) new LatencyPart(this).run();
         if (parts.contains("emitter")) new EmitterPart(this).run();
         if (parts.contains("memory")) new MemoryPart(this).run();
+        if (parts.contains("vthreads")) new VirtualThreadsPart(this).run();
         if (parts.contains("continuous")) new ContinuousPart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());

@@ -36,6 +36,12 @@ class VirtualThreadsTest {
     static final String APP = VirtualThreads.class.getName();
     static final String ENTRY = "jdk.internal.vm.Continuation.enterSpecial";
     static final String VIRTUAL_RUN = "java.lang.VirtualThread.run";
+    /**
+     * VirtualThread.notifyJvmtiStart, notifyJvmtiEnd, notifyJvmtiMount...: a signal right after
+     * stackreq's mount callback, still in the JVM's start or mount transition, finds the virtual
+     * thread's frames before VirtualThread.run is called (or after it returned): a whole stack too.
+     */
+    static final String JVMTI_TRANSITION = "java.lang.VirtualThread.notifyJvmti";
 
     @TempDir
     Path dir;
@@ -89,7 +95,8 @@ class VirtualThreadsTest {
                 if (methods.contains(ENTRY)) {
                     wrong.add("truncated through its entry: " + JfrFile.describe(event));
                 }
-            } else if (!ENTRY.equals(methods.get(methods.size() - 1)) || !methods.contains(VIRTUAL_RUN)) {
+            } else if (!ENTRY.equals(methods.get(methods.size() - 1))
+                    || !(methods.contains(VIRTUAL_RUN) || methods.get(0).startsWith(JVMTI_TRANSITION))) {
                 wrong.add("not the whole virtual thread stack: " + JfrFile.describe(event));
             } else if (explicitRequest && !(Requester.class.getName() + ".request").equals(methods.get(0))) {
                 wrong.add("its own request is not at the call: " + JfrFile.describe(event));
