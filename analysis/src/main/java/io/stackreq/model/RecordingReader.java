@@ -16,14 +16,7 @@ import org.openjdk.jmc.common.IMCFrame;
 import org.openjdk.jmc.common.IMCMethod;
 import org.openjdk.jmc.common.IMCStackTrace;
 import org.openjdk.jmc.common.IMCThread;
-import org.openjdk.jmc.common.item.IAccessorKey;
 import org.openjdk.jmc.common.item.IAttribute;
-import org.openjdk.jmc.common.item.IItem;
-import org.openjdk.jmc.common.item.IItemCollection;
-import org.openjdk.jmc.common.item.IItemIterable;
-import org.openjdk.jmc.common.item.IMemberAccessor;
-import org.openjdk.jmc.common.item.IType;
-import org.openjdk.jmc.common.item.ItemFilters;
 import org.openjdk.jmc.common.unit.IQuantity;
 import org.openjdk.jmc.common.unit.UnitLookup;
 import org.openjdk.jmc.flightrecorder.CouldNotLoadRecordingException;
@@ -34,8 +27,6 @@ import org.openjdk.jmc.flightrecorder.parser.IEventSinkFactory;
 import org.openjdk.jmc.flightrecorder.parser.IParserExtension;
 import org.openjdk.jmc.flightrecorder.parser.ParserExtensionRegistry;
 import org.openjdk.jmc.flightrecorder.parser.ValueField;
-import org.openjdk.jmc.flightrecorder.parser.filter.FilterExtension;
-import org.openjdk.jmc.flightrecorder.parser.filter.OnLoadFilters;
 
 /**
  * Reads {@code jdk.StackTraceRequest} and {@code stackreq.RequestStatistics} events with JMC core,
@@ -157,27 +148,6 @@ public final class RecordingReader {
         }
     }
 
-    /**
-     * Loads the events of {@code eventTypes} only, with JMC core.
-     *
-     * @throws InputException when the file is not a readable JFR recording
-     */
-    public static IItemCollection load(Path file, List<String> eventTypes) {
-        RecordingStructure.check(file);
-        // Filtering at load time keeps memory to the event types we use, whatever else the
-        // recording holds (a default JFR recording has hundreds of thousands of other events).
-        List<IParserExtension> extensions = new ArrayList<>(ParserExtensionRegistry.getParserExtensions());
-        extensions.add(new FilterExtension(OnLoadFilters.includeEvents(eventTypes)));
-        try {
-            return JfrLoaderToolkit.loadEvents(List.of(file.toFile()), extensions);
-        } catch (CouldNotLoadRecordingException e) {
-            throw new InputException("cannot read recording " + file + ": " + describe(e), e);
-        } catch (IOException | RuntimeException e) {
-            // JMC throws unchecked exceptions on some corrupt input; all mean "not a readable recording".
-            throw new InputException("cannot read recording " + file + ": " + describe(e), e);
-        }
-    }
-
     private static String describe(Exception e) {
         String message = e.getMessage();
         return message == null || message.isBlank() ? "not a valid JFR file"
@@ -185,15 +155,15 @@ public final class RecordingReader {
     }
 
     private static Consumer<Object[]> stackEvents(List<ValueField> fields, RecordingContents.Builder out) {
-        int userData = field(fields, "userData");
+        int userData = fieldIndex(fields, "userData");
         if (userData < 0) {
             throw new InputException(STACK_TRACE_REQUEST + " events in this recording have no userData field");
         }
-        int startTime = field(fields, JfrAttributes.START_TIME);
-        int stackTrace = field(fields, JfrAttributes.EVENT_STACKTRACE);
-        int thread = field(fields, JfrAttributes.EVENT_THREAD);
-        int failed = field(fields, "failed");
-        int biased = field(fields, "biased");
+        int startTime = fieldIndex(fields, JfrAttributes.START_TIME);
+        int stackTrace = fieldIndex(fields, JfrAttributes.EVENT_STACKTRACE);
+        int thread = fieldIndex(fields, JfrAttributes.EVENT_THREAD);
+        int failed = fieldIndex(fields, "failed");
+        int biased = fieldIndex(fields, "biased");
         // JMC gives the events of one stack-trace constant the same IMCStackTrace: converting it
         // once keeps one frame list per distinct stack, and spares converting it for every event.
         Map<IMCStackTrace, Integer> stackIds = new IdentityHashMap<>();
@@ -263,7 +233,7 @@ public final class RecordingReader {
     }
 
     /** The index of the field named {@code identifier}, or -1 when the type has none. */
-    private static int field(List<ValueField> fields, String identifier) {
+    public static int fieldIndex(List<ValueField> fields, String identifier) {
         for (int i = 0; i < fields.size(); i++) {
             if (fields.get(i).getIdentifier().equals(identifier)) {
                 return i;
@@ -272,7 +242,8 @@ public final class RecordingReader {
         return -1;
     }
 
-    private static int field(List<ValueField> fields, IAttribute<?> attribute) {
+    /** The index of the field JMC reads as {@code attribute}, or -1 when the type has none. */
+    public static int fieldIndex(List<ValueField> fields, IAttribute<?> attribute) {
         for (int i = 0; i < fields.size(); i++) {
             if (fields.get(i).matches(attribute)) {
                 return i;
@@ -283,16 +254,6 @@ public final class RecordingReader {
 
     private static Object value(Object[] values, int field) {
         return field < 0 ? null : values[field];
-    }
-
-    /** The accessor of the field named {@code fieldName}, or null when the type has none. */
-    public static IMemberAccessor<?, IItem> accessor(IType<IItem> type, String fieldName) {
-        for (IAccessorKey<?> key : type.getAccessorKeys().keySet()) {
-            if (key.getIdentifier().equals(fieldName)) {
-                return type.getAccessor(key);
-            }
-        }
-        return null;
     }
 
     private static long asLong(Object value) {
