@@ -1,20 +1,18 @@
 package io.stackreq.model;
 
 import java.nio.file.Path;
-import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.RandomAccess;
 
 /**
  * What the CLI takes from a recording, kept compact: per event only its userData, its time and
  * the index of its shape (stack, thread, flags), 20 bytes; the shapes and their stacks once
- * each. A recording of millions of events then fits in a small heap; {@link #events()} makes the
- * {@link StackEvent}s on demand.
+ * each. A recording of millions of events then fits in a small heap; {@link #event} makes a
+ * {@link StackEvent} when asked.
  */
 public final class RecordingContents {
     /**
@@ -54,11 +52,6 @@ public final class RecordingContents {
         return file;
     }
 
-    /** Every {@code jdk.StackTraceRequest} event, in file order: a view that makes each event when read. */
-    public List<StackEvent> events() {
-        return new EventList();
-    }
-
     public int eventCount() {
         return size;
     }
@@ -68,6 +61,7 @@ public final class RecordingContents {
         return userData.get(index >>> BLOCK_BITS)[index & BLOCK_MASK];
     }
 
+    /** Event {@code index} in file order, made from its columns. */
     public StackEvent event(int index) {
         StackEvent shape = shapes.get(shapeIndices.get(index >>> BLOCK_BITS)[index & BLOCK_MASK]);
         return new StackEvent(userData(index), times.get(index >>> BLOCK_BITS)[index & BLOCK_MASK],
@@ -96,21 +90,6 @@ public final class RecordingContents {
      */
     public Map<String, Long> statistics() {
         return statistics;
-    }
-
-    private final class EventList extends AbstractList<StackEvent> implements RandomAccess {
-        @Override
-        public StackEvent get(int index) {
-            if (index < 0 || index >= size) {
-                throw new IndexOutOfBoundsException(index);
-            }
-            return event(index);
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
     }
 
     /** Collects events one at a time, in file order. */

@@ -31,7 +31,8 @@ import org.openjdk.jmc.flightrecorder.parser.ValueField;
 /**
  * Reads {@code jdk.StackTraceRequest} and {@code stackreq.RequestStatistics} events with JMC core,
  * whichever chunk they are in: JMC resolves every chunk by its own metadata, so stackreq's
- * appended chunk and a JDK's native events read the same way.
+ * appended chunk and a JDK's native events read the same way. The events stream from JMC's
+ * parser into compact columns ({@link RecordingContents}); JMC keeps none of them.
  */
 public final class RecordingReader {
     public static final String STACK_TRACE_REQUEST = "jdk.StackTraceRequest";
