@@ -16,7 +16,6 @@ import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinQuality;
 import io.stackreq.join.JoinRunner;
 import io.stackreq.model.RecordingContents;
-import io.stackreq.model.StackEvent;
 import io.stackreq.output.OutputFiles;
 import io.stackreq.tree.CallTree;
 
@@ -63,12 +62,6 @@ final class Analysis {
 
     /** Earliest event time and the span to the latest: the enriched recording's start and duration. */
     static long[] timeSpan(RecordingContents recording) {
-        long first = Long.MAX_VALUE;
-        long last = Long.MIN_VALUE;
-        for (StackEvent event : recording.events()) {
-            first = Math.min(first, event.startEpochNanos());
-            last = Math.max(last, event.startEpochNanos());
-        }
-        return new long[] {first, last - first};
+        return new long[] {recording.firstEventNanos(), recording.lastEventNanos() - recording.firstEventNanos()};
     }
 }

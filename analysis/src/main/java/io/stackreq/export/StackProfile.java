@@ -82,11 +82,26 @@ public final class StackProfile {
     }
 
     private final Description description;
-    private final Map<StackKey, long[]> values = new LinkedHashMap<>();
+    private final Map<StackKey, long[]> values;
     private long samples;
 
     public StackProfile(Description description) {
+        this(description, new LinkedHashMap<>(), 0);
+    }
+
+    private StackProfile(Description description, Map<StackKey, long[]> values, long samples) {
         this.description = description;
+        this.values = values;
+        this.samples = samples;
+    }
+
+    /**
+     * This profile's sums with another time span, for a reader that learns the span only after the
+     * last sample; this profile must not be added to afterwards.
+     */
+    public StackProfile withTimeSpan(long startEpochNanos, long durationNanos) {
+        return new StackProfile(new Description(description.valueKinds(), description.periodKind(),
+                description.period(), startEpochNanos, durationNanos), values, samples);
     }
 
     /** Adds one sample; {@code sampleValues} holds one value per value kind. */

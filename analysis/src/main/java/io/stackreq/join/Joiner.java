@@ -1,10 +1,8 @@
 package io.stackreq.join;
 
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 import io.stackreq.join.JoinedSample.Status;
@@ -15,24 +13,25 @@ import io.stackreq.model.SampleFileSummary;
 import io.stackreq.model.StackEvent;
 
 /**
- * Joins perf samples with stack-trace events by userData, streaming the sample file: only the
- * events (from the recording) and the set of matched userData values are held in memory.
+ * Joins perf samples with stack-trace events by userData, streaming the sample file: besides the
+ * recording's compact events, only their order by userData (when the file's is not) and one bit
+ * per event (matched or not) are held in memory.
  */
 public final class Joiner {
     private final RecordingContents recording;
-    private final Map<Long, StackEvent> eventsByUserData;
+    /** Event indices by ascending userData, file order among equal ones; null when file order is that. */
+    private final int[] byUserData;
     private final long duplicateEvents;
 
     public Joiner(RecordingContents recording) {
         this.recording = recording;
-        Map<Long, StackEvent> byUserData = new HashMap<>(recording.events().size() * 2);
+        this.byUserData = recording.userDataAscending() ? null : sortedByUserData(recording);
         long duplicates = 0;
-        for (StackEvent event : recording.events()) {
-            if (byUserData.putIfAbsent(event.userData(), event) != null) {
+        for (int i = 1; i < recording.eventCount(); i++) {
+            if (userDataAt(i) == userDataAt(i - 1)) {
                 duplicates++;
             }
         }
-        this.eventsByUserData = byUserData;
         this.duplicateEvents = duplicates;
     }
 
@@ -41,7 +40,8 @@ public final class Joiner {
         long matched = 0;
         long failed = 0;
         long biased = 0;
-        for (StackEvent event : recording.events()) {
+        for (int i = 0; i < recording.eventCount(); i++) {
+            StackEvent event = recording.event(i);
             Status status = event.hasStack() ? Status.MATCHED : Status.FAILED_EVENT;
             if (status == Status.MATCHED) {
                 matched++;
@@ -52,7 +52,7 @@ public final class Joiner {
             publish(listeners, new JoinedSample(null, event, 1, status));
         }
         return new JoinQuality(0, matched, matched, 0, 0, failed, failed, 0, Map.of(), 0,
-                recording.events().size(), 0, duplicateEvents, biased, -1, false, false, recording.statistics());
+                recording.eventCount(), 0, duplicateEvents, biased, -1, false, false, recording.statistics());
     }
 
     /**
@@ -64,7 +64,8 @@ public final class Joiner {
      */
     public JoinQuality joinSamples(SampleFileReader reader, Metric metric, List<JoinListener> listeners) {
         Counts counts = new Counts();
-        Set<Long> matchedUserData = new HashSet<>();
+        // By position in userData order: the first event of each userData is the one that counts.
+        BitSet matchedEvents = new BitSet(recording.eventCount());
         reader.forEachSample(sample -> {
             counts.samples++;
             if (!sample.accepted()) {
@@ -74,39 +75,97 @@ public final class Joiner {
                 return;
             }
             long weight = metric.weightOf(sample);
-            StackEvent event = eventsByUserData.get(sample.userData());
+            int position = firstPositionOf(sample.userData());
+            StackEvent event = position < 0 ? null : recording.event(eventAt(position));
             Status status;
             if (event == null) {
                 status = Status.NO_EVENT;
                 counts.noEvent++;
                 counts.noEventWeight += weight;
-            } else if (!matchedUserData.add(sample.userData())) {
+            } else if (matchedEvents.get(position)) {
                 status = Status.DUPLICATE;
                 counts.duplicates++;
-            } else if (!event.hasStack()) {
-                status = Status.FAILED_EVENT;
-                counts.failedEvent++;
-                counts.failedEventWeight += weight;
             } else {
-                status = Status.MATCHED;
-                counts.matched++;
-                counts.matchedWeight += weight;
-                counts.biased += event.biased() ? 1 : 0;
+                matchedEvents.set(position);
+                if (!event.hasStack()) {
+                    status = Status.FAILED_EVENT;
+                    counts.failedEvent++;
+                    counts.failedEventWeight += weight;
+                } else {
+                    status = Status.MATCHED;
+                    counts.matched++;
+                    counts.matchedWeight += weight;
+                    counts.biased += event.biased() ? 1 : 0;
+                }
             }
             publish(listeners, new JoinedSample(sample, event, weight, status));
         });
         if (counts.matched == 0) {
             throw new InputException("no sample in " + reader.file() + " matches a stack trace in "
                     + recording.file() + " (" + counts.samples + " samples, " + counts.rejected + " rejected, "
-                    + recording.events().size() + " events): were both written by the same run?");
+                    + recording.eventCount() + " events): were both written by the same run?");
         }
         SampleFileSummary summary = reader.summary().orElse(null);
-        long eventsWithoutSample = eventsByUserData.size() - matchedUserData.size();
+        long eventsWithoutSample = recording.eventCount() - duplicateEvents - matchedEvents.cardinality();
         return new JoinQuality(counts.samples, counts.matched, counts.matchedWeight, counts.noEvent,
                 counts.noEventWeight, counts.failedEvent, counts.failedEventWeight, counts.rejected,
-                counts.rejectedByError, counts.duplicates, recording.events().size(), eventsWithoutSample,
+                counts.rejectedByError, counts.duplicates, recording.eventCount(), eventsWithoutSample,
                 duplicateEvents, counts.biased, summary == null ? -1 : summary.lost(), summary != null,
                 reader.truncatedLastLine(), recording.statistics());
+    }
+
+    /** The first position in userData order with {@code userData}, or -1 when no event has it. */
+    private int firstPositionOf(long userData) {
+        int low = 0;
+        int high = recording.eventCount();
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (userDataAt(middle) < userData) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        return low < recording.eventCount() && userDataAt(low) == userData ? low : -1;
+    }
+
+    private int eventAt(int position) {
+        return byUserData == null ? position : byUserData[position];
+    }
+
+    private long userDataAt(int position) {
+        return recording.userData(eventAt(position));
+    }
+
+    /** Event indices sorted by userData; a merge sort, so equal userData keep their file order. */
+    private static int[] sortedByUserData(RecordingContents recording) {
+        int count = recording.eventCount();
+        int[] order = new int[count];
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
+        }
+        int[] buffer = new int[count];
+        for (int width = 1; width < count; width *= 2) {
+            for (int low = 0; low < count - width; low += 2 * width) {
+                int middle = low + width;
+                int high = Math.min(low + 2 * width, count);
+                int left = low;
+                int right = middle;
+                int out = low;
+                while (left < middle && right < high) {
+                    buffer[out++] = recording.userData(order[right]) < recording.userData(order[left])
+                            ? order[right++] : order[left++];
+                }
+                while (left < middle) {
+                    buffer[out++] = order[left++];
+                }
+                while (right < high) {
+                    buffer[out++] = order[right++];
+                }
+                System.arraycopy(buffer, low, order, low, high - low);
+            }
+        }
+        return order;
     }
 
     private static void publish(List<JoinListener> listeners, JoinedSample joined) {

@@ -8,36 +8,37 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import org.openjdk.jmc.common.IMCFrame;
 import org.openjdk.jmc.common.IMCMethod;
 import org.openjdk.jmc.common.IMCStackTrace;
 import org.openjdk.jmc.common.IMCThread;
-import org.openjdk.jmc.common.item.IAccessorKey;
-import org.openjdk.jmc.common.item.IItem;
-import org.openjdk.jmc.common.item.IItemCollection;
-import org.openjdk.jmc.common.item.IItemIterable;
-import org.openjdk.jmc.common.item.IMemberAccessor;
-import org.openjdk.jmc.common.item.IType;
-import org.openjdk.jmc.common.item.ItemFilters;
+import org.openjdk.jmc.common.item.IAttribute;
 import org.openjdk.jmc.common.unit.IQuantity;
 import org.openjdk.jmc.common.unit.UnitLookup;
 import org.openjdk.jmc.flightrecorder.CouldNotLoadRecordingException;
 import org.openjdk.jmc.flightrecorder.JfrAttributes;
 import org.openjdk.jmc.flightrecorder.JfrLoaderToolkit;
+import org.openjdk.jmc.flightrecorder.parser.IEventSink;
+import org.openjdk.jmc.flightrecorder.parser.IEventSinkFactory;
 import org.openjdk.jmc.flightrecorder.parser.IParserExtension;
 import org.openjdk.jmc.flightrecorder.parser.ParserExtensionRegistry;
-import org.openjdk.jmc.flightrecorder.parser.filter.FilterExtension;
-import org.openjdk.jmc.flightrecorder.parser.filter.OnLoadFilters;
+import org.openjdk.jmc.flightrecorder.parser.ValueField;
 
 /**
  * Reads {@code jdk.StackTraceRequest} and {@code stackreq.RequestStatistics} events with JMC core,
  * whichever chunk they are in: JMC resolves every chunk by its own metadata, so stackreq's
- * appended chunk and a JDK's native events read the same way.
+ * appended chunk and a JDK's native events read the same way. The events stream from JMC's
+ * parser into compact columns ({@link RecordingContents}); JMC keeps none of them.
  */
 public final class RecordingReader {
     public static final String STACK_TRACE_REQUEST = "jdk.StackTraceRequest";
     public static final String REQUEST_STATISTICS = "stackreq.RequestStatistics";
+    private static final String SINGLE_THREADED_PARSER = "org.openjdk.jmc.flightrecorder.parser.singlethreaded";
+    private static final Set<String> TIME_FIELDS = Set.of("startTime", "duration", "endTime");
 
     private RecordingReader() {
     }
@@ -50,49 +51,101 @@ public final class RecordingReader {
         if (!Files.isRegularFile(file)) {
             throw new InputException("recording not found: " + file);
         }
-        IItemCollection items = load(file, List.of(STACK_TRACE_REQUEST, REQUEST_STATISTICS));
-        List<StackEvent> events = new ArrayList<>();
+        RecordingContents.Builder events = new RecordingContents.Builder(file);
         Map<String, Long> statistics = new LinkedHashMap<>();
-        try {
-            for (IItemIterable iterable : items.apply(ItemFilters.type(STACK_TRACE_REQUEST))) {
-                readStackEvents(iterable, events);
-            }
-            for (IItemIterable iterable : items.apply(ItemFilters.type(REQUEST_STATISTICS))) {
-                readStatistics(iterable, statistics);
-            }
-        } catch (InputException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            // JMC resolves constants (class names, frame types) when they are first read: a corrupt
-            // constant pool surfaces here, as a NullPointerException from JMC's accessors.
-            throw new InputException("cannot read recording " + file + ": corrupt event data (" + describe(e) + ")", e);
-        }
-        if (events.isEmpty()) {
+        stream(file, Map.of(STACK_TRACE_REQUEST, fields -> stackEvents(fields, events),
+                REQUEST_STATISTICS, fields -> statistics(fields, statistics)));
+        if (events.size() == 0) {
             throw new InputException(file + " has no " + STACK_TRACE_REQUEST
                     + " events (was the recording started with +jdk.StackTraceRequest#enabled=true and the agent "
                     + "loaded?)");
         }
-        return new RecordingContents(file, events, statistics);
+        return events.build(statistics);
+    }
+
+    /** Receives the events of one type as JMC core parses them, one at a time. */
+    @FunctionalInterface
+    public interface EventReceiver {
+        /**
+         * Called for every chunk that declares the type, before its events.
+         *
+         * @param fields the type's fields in this chunk, in the order of an event's values
+         * @return what receives each event's values, in file order
+         */
+        Consumer<Object[]> chunk(List<ValueField> fields);
     }
 
     /**
-     * Loads the events of {@code eventTypes} only, with JMC core.
+     * Passes the events of the types in {@code receivers} to them as JMC core parses the file,
+     * and keeps no event: memory holds one chunk, not the recording.
      *
-     * @throws InputException when the file is not a readable JFR recording
+     * @throws InputException when the file is not a readable JFR recording, or its event data is
+     *                        corrupt, or a receiver threw it
      */
-    public static IItemCollection load(Path file, List<String> eventTypes) {
+    public static void stream(Path file, Map<String, EventReceiver> receivers) {
         RecordingStructure.check(file);
-        // Filtering at load time keeps memory to the event types we use, whatever else the
-        // recording holds (a default JFR recording has hundreds of thousands of other events).
+        // One chunk at a time, in file order: the events then arrive in file order, and only one
+        // chunk's bytes are in memory (JMC core reads a chunk whole).
+        System.setProperty(SINGLE_THREADED_PARSER, "true");
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
         List<IParserExtension> extensions = new ArrayList<>(ParserExtensionRegistry.getParserExtensions());
-        extensions.add(new FilterExtension(OnLoadFilters.includeEvents(eventTypes)));
+        // Last in the list is innermost: the receivers see the values JMC would have kept.
+        extensions.add(new IParserExtension() {
+            @Override
+            public IEventSinkFactory getEventSinkFactory(IEventSinkFactory next) {
+                return new IEventSinkFactory() {
+                    @Override
+                    public IEventSink create(String identifier, String label, String[] category, String description,
+                            List<ValueField> fields) {
+                        EventReceiver receiver = receivers.get(identifier);
+                        if (receiver == null || failure.get() != null) {
+                            return values -> {
+                            };
+                        }
+                        Consumer<Object[]> events;
+                        try {
+                            events = receiver.chunk(fields);
+                        } catch (RuntimeException e) {
+                            failure.compareAndSet(null, e);
+                            return values -> {
+                            };
+                        }
+                        return values -> {
+                            if (failure.get() != null) {
+                                return;
+                            }
+                            try {
+                                events.accept(values);
+                            } catch (RuntimeException e) {
+                                failure.compareAndSet(null, e);
+                            }
+                        };
+                    }
+
+                    @Override
+                    public void flush() {
+                        next.flush();
+                    }
+                };
+            }
+        });
         try {
-            return JfrLoaderToolkit.loadEvents(List.of(file.toFile()), extensions);
+            JfrLoaderToolkit.loadEvents(List.of(file.toFile()), extensions);
         } catch (CouldNotLoadRecordingException e) {
             throw new InputException("cannot read recording " + file + ": " + describe(e), e);
         } catch (IOException | RuntimeException e) {
             // JMC throws unchecked exceptions on some corrupt input; all mean "not a readable recording".
             throw new InputException("cannot read recording " + file + ": " + describe(e), e);
+        }
+        RuntimeException problem = failure.get();
+        if (problem instanceof InputException input) {
+            throw input;
+        }
+        if (problem != null) {
+            // JMC resolves constants (class names, frame types) when they are first read: a corrupt
+            // constant pool surfaces here, as a NullPointerException from JMC's values.
+            throw new InputException("cannot read recording " + file + ": corrupt event data (" + describe(problem)
+                    + ")", problem);
         }
     }
 
@@ -102,34 +155,33 @@ public final class RecordingReader {
                 : message.lines().findFirst().orElse(message);
     }
 
-    private static void readStackEvents(IItemIterable iterable, List<StackEvent> out) {
-        IType<IItem> type = iterable.getType();
-        IMemberAccessor<IQuantity, IItem> startTime = JfrAttributes.START_TIME.getAccessor(type);
-        IMemberAccessor<IMCStackTrace, IItem> stackTrace = JfrAttributes.EVENT_STACKTRACE.getAccessor(type);
-        IMemberAccessor<IMCThread, IItem> thread = JfrAttributes.EVENT_THREAD.getAccessor(type);
-        IMemberAccessor<?, IItem> userData = accessor(type, "userData");
-        IMemberAccessor<?, IItem> failed = accessor(type, "failed");
-        IMemberAccessor<?, IItem> biased = accessor(type, "biased");
-        if (userData == null) {
+    private static Consumer<Object[]> stackEvents(List<ValueField> fields, RecordingContents.Builder out) {
+        int userData = fieldIndex(fields, "userData");
+        if (userData < 0) {
             throw new InputException(STACK_TRACE_REQUEST + " events in this recording have no userData field");
         }
+        int startTime = fieldIndex(fields, JfrAttributes.START_TIME);
+        int stackTrace = fieldIndex(fields, JfrAttributes.EVENT_STACKTRACE);
+        int thread = fieldIndex(fields, JfrAttributes.EVENT_THREAD);
+        int failed = fieldIndex(fields, "failed");
+        int biased = fieldIndex(fields, "biased");
         // JMC gives the events of one stack-trace constant the same IMCStackTrace: converting it
-        // once keeps one frame list per distinct stack instead of one per event.
-        Map<IMCStackTrace, List<Frame>> framesByTrace = new IdentityHashMap<>();
-        for (IItem item : iterable) {
-            IMCStackTrace trace = stackTrace == null ? null : stackTrace.getMember(item);
-            IMCThread eventThread = thread == null ? null : thread.getMember(item);
-            IQuantity time = startTime == null ? null : startTime.getMember(item);
-            out.add(new StackEvent(
-                    asLong(userData.getMember(item)),
+        // once keeps one frame list per distinct stack, and spares converting it for every event.
+        Map<IMCStackTrace, Integer> stackIds = new IdentityHashMap<>();
+        int noStack = out.stackId(List.of());
+        return values -> {
+            IMCStackTrace trace = (IMCStackTrace) value(values, stackTrace);
+            IMCThread eventThread = (IMCThread) value(values, thread);
+            IQuantity time = (IQuantity) value(values, startTime);
+            out.add(asLong(values[userData]),
                     time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
                     eventThread == null ? null : eventThread.getThreadName(),
                     eventThread == null ? null : eventThread.getThreadId(),
-                    trace == null ? List.of() : framesByTrace.computeIfAbsent(trace, t -> List.copyOf(frames(t))),
+                    trace == null ? noStack : stackIds.computeIfAbsent(trace, t -> out.stackId(frames(t))),
                     trace != null && trace.getTruncationState() != null && trace.getTruncationState().isTruncated(),
-                    asBoolean(failed == null ? null : failed.getMember(item)),
-                    asBoolean(biased == null ? null : biased.getMember(item))));
-        }
+                    asBoolean(value(values, failed)),
+                    asBoolean(value(values, biased)));
+        };
     }
 
     /** The frames of a stack trace JMC read, top frame first. */
@@ -168,34 +220,41 @@ public final class RecordingReader {
         return JDK_FRAME_TYPES.getOrDefault(type, type.getName());
     }
 
-    private static void readStatistics(IItemIterable iterable, Map<String, Long> out) {
-        IType<IItem> type = iterable.getType();
-        Map<String, IMemberAccessor<?, IItem>> numeric = new LinkedHashMap<>();
-        for (IAccessorKey<?> key : type.getAccessorKeys().keySet()) {
-            String name = key.getIdentifier();
-            if (!name.equals("startTime") && !name.equals("duration") && !name.equals("endTime")) {
-                numeric.put(name, type.getAccessor(key));
-            }
-        }
-        for (IItem item : iterable) {
-            for (Map.Entry<String, IMemberAccessor<?, IItem>> field : numeric.entrySet()) {
-                Object value = field.getValue().getMember(item);
-                if (value instanceof Number || value instanceof IQuantity) {
+    private static Consumer<Object[]> statistics(List<ValueField> fields, Map<String, Long> out) {
+        return values -> {
+            for (int i = 0; i < fields.size(); i++) {
+                String name = fields.get(i).getIdentifier();
+                Object value = values[i];
+                if (!TIME_FIELDS.contains(name) && (value instanceof Number || value instanceof IQuantity)) {
                     // The counters are cumulative: the largest value seen is the final one.
-                    out.merge(field.getKey(), asLong(value), Math::max);
+                    out.merge(name, asLong(value), Math::max);
                 }
             }
-        }
+        };
     }
 
-    /** The accessor of the field named {@code fieldName}, or null when the type has none. */
-    public static IMemberAccessor<?, IItem> accessor(IType<IItem> type, String fieldName) {
-        for (IAccessorKey<?> key : type.getAccessorKeys().keySet()) {
-            if (key.getIdentifier().equals(fieldName)) {
-                return type.getAccessor(key);
+    /** The index of the field named {@code identifier}, or -1 when the type has none. */
+    public static int fieldIndex(List<ValueField> fields, String identifier) {
+        for (int i = 0; i < fields.size(); i++) {
+            if (fields.get(i).getIdentifier().equals(identifier)) {
+                return i;
             }
         }
-        return null;
+        return -1;
+    }
+
+    /** The index of the field JMC reads as {@code attribute}, or -1 when the type has none. */
+    public static int fieldIndex(List<ValueField> fields, IAttribute<?> attribute) {
+        for (int i = 0; i < fields.size(); i++) {
+            if (fields.get(i).matches(attribute)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static Object value(Object[] values, int field) {
+        return field < 0 ? null : values[field];
     }
 
     private static long asLong(Object value) {
