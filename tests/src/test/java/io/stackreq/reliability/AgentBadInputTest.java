@@ -24,6 +24,7 @@ import io.stackreq.reliability.support.RequestScan;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,29 +130,25 @@ class AgentBadInputTest {
         assertTrue(wrong.isEmpty(), () -> "expected " + expected + ", got " + wrong + "\n" + run.report);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void nullEnvironmentGetsInvalidEnvironment(Jdk jdk) {
         assertCodes(safeRun(jdk), Chaos.INVALID_ENVIRONMENT, "nullEnv.self", "nullEnv.other", "nullEnv.enable",
                 "nullEnv.disable");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void objectsThatAreNotThreadsGetInvalidThread(Jdk jdk) {
         assertCodes(safeRun(jdk), Chaos.INVALID_THREAD, "object.plain", "object.string", "object.class",
                 "object.array");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void deletedGlobalReferenceGetsInvalidThread(Jdk jdk) {
         assertCodes(safeRun(jdk), Chaos.INVALID_THREAD, "deletedGlobal.other");
     }
 
     /** After all that, valid requests still work, and only they left events; the refusals are counted. */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void validRequestsAfterBadOnesHaveTheirEventsAndRefusalsAreCounted(Jdk jdk) {
         Run run = safeRun(jdk);
         assertCodes(run, Chaos.NONE, "enable", "weakLive", "control.other", "control.self");
@@ -183,16 +180,14 @@ class AgentBadInputTest {
                 + run.report);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void weakReferenceToACollectedThreadGetsInvalidThread(Jdk jdk) throws IOException {
         Run run = badInput(jdk, dir, "weak-cleared", "weakCleared");
         assertTrue(Integer.parseInt(run.report.get("weakCleared.gcs")) >= 0, "the weak reference was never cleared");
         assertCodes(run, Chaos.INVALID_THREAD, "weakCleared");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void deletedLocalReferenceGetsInvalidThread(Jdk jdk) throws IOException {
         assertCodes(badInput(jdk, dir, "deleted-local", "deletedLocal"), Chaos.INVALID_THREAD, "deletedLocal.other",
                 "deletedLocal.self");
@@ -222,8 +217,7 @@ class AgentBadInputTest {
     }
 
     /** A duration whose nanoseconds overflow int64 is refused, whichever way the product wraps. */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void overflowingDurationIsRefused(Jdk jdk) {
         assertRefusedWithOneLine(jdk, "stats=123456789012345m", "stats=123456789012345m");
     }
@@ -311,8 +305,7 @@ class AgentBadInputTest {
      * Once the file= recording has stopped, a request accepted can never be written: it must be
      * refused rather than accepted and lost (stackreq.h: NONE means exactly one event).
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void requestsAfterTheFileRecordingStoppedAreRefused(Jdk jdk) throws IOException {
         JvmRun.Result result = fileSink(jdk, "directory");
         Path work = shared.resolve("sink-" + jdk.feature() + "-directory");

@@ -20,9 +20,8 @@ import io.stackreq.reliability.support.RequestScan;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 6.1: RequestStackTrace with fuzzed ucontexts. libchaos.so's handler copies the real
@@ -46,8 +45,7 @@ class FuzzedContextsTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void fuzzedContextsNeverCrashAndEveryAcceptedRequestHasItsEvent(Jdk jdk) throws Exception {
         Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16);
         fuzzed.assertAccounted();
@@ -64,8 +62,7 @@ class FuzzedContextsTest {
      * signal context always has SP inside the thread's stack, so the request path can refuse to
      * walk one that has not, and must, because AsyncGetCallTrace does not.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void pcPastTheInterruptedOneWithAnUnreadableStackPointer(Jdk jdk) throws Exception {
         fuzz(jdk, "sweep=1024", 30_000, 1024).assertAccounted();
     }
@@ -75,8 +72,7 @@ class FuzzedContextsTest {
      * which HotSpot keeps PROT_NONE. The request path must not read there (it is not "within the
      * thread's own stack mapping" in the sense of readable).
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void stackAndFramePointerInTheGuardZone(Jdk jdk) throws Exception {
         fuzz(jdk, "guard=only", 5_000, 16).assertAccounted();
     }

@@ -19,9 +19,8 @@ import io.stackreq.reliability.support.RequestScan;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 6.3: the JVM ends, or the last environment disables, while signal-driven requests are in
@@ -41,8 +40,7 @@ class ShutdownTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void systemExitWhileRequestsAreInFlightWithAJfrRecording(Jdk jdk) throws Exception {
         Path recording = dir.resolve("exit.jfr");
         JvmRun.Result run = endOfJvm(jdk, "exit", "", "-XX:StartFlightRecording=filename=" + recording
@@ -51,16 +49,14 @@ class ShutdownTest {
                 Chaos.WRONG_PHASE));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void endOfMainWhileRequestsAreInFlightWithFileMode(Jdk jdk) throws Exception {
         Path file = dir.resolve("return.jfr");
         JvmRun.Result run = endOfJvm(jdk, "return", "file=" + file);
         assertEndedCleanly(run, file, Set.of(Chaos.NONE, Chaos.OUT_OF_MEMORY, Chaos.WRONG_PHASE));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void disableWhileRequestsAreInFlight(Jdk jdk) throws Exception {
         Path file = dir.resolve("disable.jfr");
         Path reportFile = dir.resolve("disable.txt");

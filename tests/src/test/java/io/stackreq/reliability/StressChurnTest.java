@@ -23,11 +23,10 @@ import io.stackreq.reliability.support.RequestScan;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedMethod;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 6.2: 10 kHz of signal-driven requests (10 pacer threads x 1 kHz, libchaos.so) for 60 s
@@ -56,8 +55,7 @@ class StressChurnTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void tenKilohertzOfRequestsThroughThreadClassAndCodeChurn(Jdk jdk) throws Exception {
         int seconds = Reliability.stressSeconds();
         boolean fileMode = Reliability.longRun();

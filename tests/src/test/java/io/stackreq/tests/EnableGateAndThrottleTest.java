@@ -14,10 +14,9 @@ import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 4: the event's JFR settings gate the machinery. Without
@@ -29,14 +28,11 @@ class EnableGateAndThrottleTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void withoutTheEnabledSettingRequestsAreNotAvailableAndNothingIsWritten(Jdk jdk) throws Exception {
         Path recording = dir.resolve("rec.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).flags("-XX:StartFlightRecording=filename=" + recording)
-                .main(BusyThreads.class, "out=" + reportFile, "threads=2", "seconds=1.5").run();
-        Report report = Report.read(reportFile);
+        Report report = JvmRun.on(jdk, dir).flags("-XX:StartFlightRecording=filename=" + recording)
+                .runForReport(BusyThreads.class, "threads=2", "seconds=1.5");
         assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("issued") >= 50, () -> "too few timer requests to judge\n" + report);
         assertEquals(report.getLong("issued"), report.rc(Requester.NOT_AVAILABLE),
@@ -48,14 +44,11 @@ class EnableGateAndThrottleTest {
                 + JfrFile.describe(events.get(0)));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void throttleOf100PerSecondKeepsTheRateNear100PerSecond(Jdk jdk) throws Exception {
         Path recording = dir.resolve("throttled.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=3",
-                "recordTo=" + recording, "throttle=100/s").run();
-        Report report = Report.read(reportFile);
+        Report report = JvmRun.on(jdk, dir).runForReport(BusyThreads.class, "threads=4", "seconds=3",
+                "recordTo=" + recording, "throttle=100/s");
         double seconds = report.getLong("elapsedNanos") / 1e9;
         double expected = 100 * seconds;
         long offered = report.rc(Requester.NONE);

@@ -1,7 +1,6 @@
 package io.stackreq.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -12,12 +11,11 @@ import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.OnEachJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 3 (error codes): every return code of RequestStackTrace, each provoked by
@@ -40,8 +38,16 @@ class ErrorCodesTest {
                 + JfrFile.describeStatistics(statistics) + "\n" + run);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    /** Each of requests was answered code and wrote no event, and the statistics count them under statistic. */
+    private static void assertRejected(ScenarioRun run, int code, String statistic, String... requests) {
+        for (String request : requests) {
+            assertEquals(code, run.rc(request), () -> "request " + request + "\n" + run);
+        }
+        assertNoEvents(run);
+        assertStatistic(run, statistic, requests.length);
+    }
+
+    @OnEachJdk
     void wrongPhaseBeforeAnyRecordingAndDuringOnLoad(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "wrong-phase", "onload-request");
         assertEquals(Requester.WRONG_PHASE, run.report.getInt("onLoad"), () -> "from Agent_OnLoad\n" + run);
@@ -59,8 +65,7 @@ class ErrorCodesTest {
      * WRONG_PHASE for itself, by NULL or by name, and so does a request naming it from another
      * thread; no event, each counted.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void wrongPhaseForThreadsJfrExcludes(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "");
         assertEquals(Requester.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
@@ -71,8 +76,7 @@ class ErrorCodesTest {
         assertStatistic(run, "rejectedWrongPhase", 3);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void notAvailableWhenTheRecordingDoesNotEnableTheEvent(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "not-available-event-off", "");
         assertEquals(Requester.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
@@ -82,8 +86,7 @@ class ErrorCodesTest {
         assertNoEvents(run);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void notAvailableWithoutEnableAndAfterTheLastDisable(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "not-available-not-enabled", "");
         assertEquals(Requester.NOT_AVAILABLE, run.rc("beforeEnable"), () -> "before Enable\n" + run);
@@ -97,49 +100,31 @@ class ErrorCodesTest {
         assertStatistic(run, "rejectedNotAvailable", 2);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void invalidThreadForAnObjectThatIsNotAThread(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "invalid-thread", "");
-        assertEquals(Requester.INVALID_THREAD, run.rc("string"), () -> "a String as thread\n" + run);
-        assertEquals(Requester.INVALID_THREAD, run.rc("object"), () -> "an Object as thread\n" + run);
-        assertNoEvents(run);
-        assertStatistic(run, "rejectedInvalidThread", 2);
+        assertRejected(run, Requester.INVALID_THREAD, "rejectedInvalidThread", "string", "object");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void threadNotAliveForUnstartedAndTerminatedThreads(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "thread-not-alive", "");
-        assertEquals(Requester.THREAD_NOT_ALIVE, run.rc("unstarted"), () -> "unstarted thread\n" + run);
-        assertEquals(Requester.THREAD_NOT_ALIVE, run.rc("terminated"), () -> "terminated thread\n" + run);
-        assertNoEvents(run);
-        assertStatistic(run, "rejectedThreadNotAlive", 2);
+        assertRejected(run, Requester.THREAD_NOT_ALIVE, "rejectedThreadNotAlive", "unstarted", "terminated");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void unsupportedOperationForAVirtualThread(Jdk jdk) throws Exception {
         Assumptions.assumeTrue(jdk.feature() >= 21, "virtual threads exist from JDK 21 on; " + jdk + " has none");
         ScenarioRun run = ScenarioRun.run(jdk, dir, "virtual-thread", "");
         assertEquals("true", run.report.get("isVirtual"), () -> "the target is not virtual\n" + run);
-        assertEquals(Requester.UNSUPPORTED_OPERATION, run.rc("virtual"), () -> "virtual thread\n" + run);
-        assertNoEvents(run);
-        assertStatistic(run, "rejectedUnsupported", 1);
+        assertRejected(run, Requester.UNSUPPORTED_OPERATION, "rejectedUnsupported", "virtual");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void noneForTheCurrentThreadPassedAsThread(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "none-current-thread", "");
         assertEquals(Requester.NONE, run.rc("current"), () -> "thread = current thread\n" + run);
-        List<RecordedEvent> events = run.requests();
-        Accounting.assertEachIdExactlyOnce(new long[] {1}, Accounting.userData(events), "none");
-        RecordedEvent event = events.get(0);
-        assertFalse(event.getBoolean("failed"), () -> JfrFile.describe(event));
-        assertTrue(event.getBoolean("biased"), () -> "no ucontext: must be biased; " + JfrFile.describe(event));
-        assertEquals("main", JfrFile.threadName(event), () -> JfrFile.describe(event));
-        assertTrue(JfrFile.methods(event).contains(Scenarios.class.getName() + ".callerMethod"),
-                () -> "stack lacks the calling method: " + JfrFile.describe(event));
+        // Biased: the request had no ucontext.
+        run.onlyEventBiasedOn("main", "callerMethod");
     }
 }

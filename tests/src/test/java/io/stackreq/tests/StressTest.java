@@ -17,10 +17,9 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 8: requests from real timer signals on 8 threads for 10 s while they burn
@@ -32,16 +31,13 @@ class StressTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void eightSignalledThreadsWithGcAndClassUnloading(Jdk jdk) throws Exception {
         Path recording = dir.resolve("stress.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
+        Report report = JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
                 .flags("-Xmx96m", "-XX:StartFlightRecording=filename=" + recording
                         + ",+jdk.StackTraceRequest#enabled=true")
-                .main(Stress.class, "out=" + reportFile, "seconds=10").run();
-        Report report = Report.read(reportFile);
+                .runForReport(Stress.class, "seconds=10");
         assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("loaders") >= 10, () -> "class loading did not run\n" + report);
         assertTrue(report.getLong("gcCount") >= 5, () -> "no GC pressure\n" + report);

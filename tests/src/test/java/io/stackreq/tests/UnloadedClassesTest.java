@@ -18,10 +18,9 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2 (emitter: "survives unloaded classes, frame shown as unknown, no crash"), the
@@ -36,16 +35,13 @@ class UnloadedClassesTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void framesOfUnloadedClassesAreResolvedOrUnknownAndReadable(Jdk jdk) throws Exception {
         Path recording = dir.resolve("unloaded.jfr");
-        Path reportFile = dir.resolve("report.txt");
         int rounds = 40;
-        JvmRun.on(jdk, dir)
+        Report report = JvmRun.on(jdk, dir)
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .main(UnloadedClasses.class, "out=" + reportFile, "rounds=" + rounds).run();
-        Report report = Report.read(reportFile);
+                .runForReport(UnloadedClasses.class, "rounds=" + rounds);
         assertEquals(rounds, report.rc(Requester.NONE), () -> "every request must return NONE\n" + report);
         assertTrue(report.getLong("unloadedClasses") >= rounds / 2, () -> "classes were not unloaded\n" + report);
 

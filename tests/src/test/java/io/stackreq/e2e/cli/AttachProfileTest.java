@@ -19,12 +19,12 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.stackreq.demo.TwoPhase;
 import io.stackreq.testapp.AttachTarget;
 import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import io.stackreq.tests.support.OnEachJdk;
 
 /**
  * Issue 16, acceptance 1-4: a JVM started without agents ({@link AttachTarget}: two workers
@@ -45,14 +45,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class AttachProfileTest {
     private static final String TARGET = AttachTarget.class.getName();
-    private static final String[] METHODS = {TARGET + ".methodA", TARGET + ".methodB", TARGET + ".methodC"};
+    private static final String[] METHODS = {TwoPhase.METHOD_A, TwoPhase.METHOD_B, TARGET + ".methodC"};
     private static final int UNATTACHED_THREAD = 115;
     private static final long MAX_RSS_GROWTH_KIB = 10 * 1024;
     private static final int CYCLES = 5;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void profilesARunningJvmAccuratelyAndRepeatedly(Jdk jdk) throws Exception {
         Path dir = JvmRun.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve("attach");
         Profiles.deleteTree(dir);
@@ -121,8 +120,8 @@ class AttachProfileTest {
         for (int i = 0; i < METHODS.length; i++) {
             truth[i] = 100 * truth[i] / truthSum;
             measured[i] = 100 * measured[i] / measuredSum;
-            table.append(String.format(Locale.ROOT, " %s %.2f%% vs %.2f%%;", METHODS[i].substring(TARGET.length() + 1),
-                    measured[i], truth[i]));
+            String method = METHODS[i].substring(METHODS[i].lastIndexOf('.') + 1);
+            table.append(String.format(Locale.ROOT, " %s %.2f%% vs %.2f%%;", method, measured[i], truth[i]));
         }
         table.append(String.format(Locale.ROOT, " A+B+C are %.1f%% of all samples; quality %s", measuredSum,
                 json.path("quality")));

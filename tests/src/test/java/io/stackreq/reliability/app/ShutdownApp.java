@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.stackreq.testapp.Args;
@@ -44,18 +43,7 @@ public final class ShutdownApp {
         Report report = new Report();
         report.put("enable.rc", Chaos.enable());
         AtomicBoolean running = new AtomicBoolean(true);
-        CountDownLatch registered = new CountDownLatch(3);
-        int[] kinds = {0, 1, 3};
-        for (int kind : kinds) {
-            Thread worker = new Thread(() -> {
-                Chaos.register();
-                registered.countDown();
-                Workloads.run(kind, running::get);
-            }, "shutdown-" + Workloads.KINDS[kind]);
-            worker.setDaemon(true);
-            worker.start();
-        }
-        registered.await();
+        Workloads.startRegistered("shutdown-", running, 0, 1, 3);
         Chaos.startPacersOrThrow(4, 1000, 0);
         Thread.sleep(a.getInt("runMs", 800));
         switch (mode) {

@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 
 /**
  * A JDK the JVM-launching tests run on. {@link #all()} is the {@code @MethodSource} of every such
- * test: the homes in system property {@code stackreq.jdks} (comma separated; tests/run passes the
+ * test ({@link OnEachJdk}): the homes in system property {@code stackreq.jdks} (comma separated; tests/run passes the
  * JDK 17 and 25 it found, a bare mvn passes JDK17_HOME and JDK25_HOME).
  */
 public final class Jdk {
