@@ -21,6 +21,7 @@ import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.FileSinkApp;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -132,26 +133,26 @@ class AgentBadInputTest {
 
     @OnEachJdk
     void nullEnvironmentGetsInvalidEnvironment(Jdk jdk) {
-        assertCodes(safeRun(jdk), Chaos.INVALID_ENVIRONMENT, "nullEnv.self", "nullEnv.other", "nullEnv.enable",
+        assertCodes(safeRun(jdk), JvmtiError.INVALID_ENVIRONMENT, "nullEnv.self", "nullEnv.other", "nullEnv.enable",
                 "nullEnv.disable");
     }
 
     @OnEachJdk
     void objectsThatAreNotThreadsGetInvalidThread(Jdk jdk) {
-        assertCodes(safeRun(jdk), Chaos.INVALID_THREAD, "object.plain", "object.string", "object.class",
+        assertCodes(safeRun(jdk), JvmtiError.INVALID_THREAD, "object.plain", "object.string", "object.class",
                 "object.array");
     }
 
     @OnEachJdk
     void deletedGlobalReferenceGetsInvalidThread(Jdk jdk) {
-        assertCodes(safeRun(jdk), Chaos.INVALID_THREAD, "deletedGlobal.other");
+        assertCodes(safeRun(jdk), JvmtiError.INVALID_THREAD, "deletedGlobal.other");
     }
 
     /** After all that, valid requests still work, and only they left events; the refusals are counted. */
     @OnEachJdk
     void validRequestsAfterBadOnesHaveTheirEventsAndRefusalsAreCounted(Jdk jdk) {
         Run run = safeRun(jdk);
-        assertCodes(run, Chaos.NONE, "enable", "weakLive", "control.other", "control.self");
+        assertCodes(run, JvmtiError.NONE, "enable", "weakLive", "control.other", "control.self");
         RequestScan scan = RequestScan.scan(run.recording, 100);
         List<String> problems = new ArrayList<>();
         for (long id = 1; id < 100; id++) {
@@ -184,13 +185,13 @@ class AgentBadInputTest {
     void weakReferenceToACollectedThreadGetsInvalidThread(Jdk jdk) throws IOException {
         Run run = badInput(jdk, dir, "weak-cleared", "weakCleared");
         assertTrue(Integer.parseInt(run.report.get("weakCleared.gcs")) >= 0, "the weak reference was never cleared");
-        assertCodes(run, Chaos.INVALID_THREAD, "weakCleared");
+        assertCodes(run, JvmtiError.INVALID_THREAD, "weakCleared");
     }
 
     @OnEachJdk
     void deletedLocalReferenceGetsInvalidThread(Jdk jdk) throws IOException {
-        assertCodes(badInput(jdk, dir, "deleted-local", "deletedLocal"), Chaos.INVALID_THREAD, "deletedLocal.other",
-                "deletedLocal.self");
+        assertCodes(badInput(jdk, dir, "deleted-local", "deletedLocal"), JvmtiError.INVALID_THREAD,
+                "deletedLocal.other", "deletedLocal.self");
     }
 
     // ---- options ----
@@ -310,9 +311,9 @@ class AgentBadInputTest {
         JvmRun.Result result = fileSink(jdk, "directory");
         Path work = shared.resolve("sink-" + jdk.feature() + "-directory");
         Report report = Report.read(work.resolve("sink.txt"));
-        assertEquals(Chaos.NONE, report.getInt("enable2.rc"), () -> "Enable after Disable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable2.rc"), () -> "Enable after Disable\n" + report);
         for (String rc : report.get("probe").split(" ")) {
-            assertTrue(Integer.parseInt(rc) != Chaos.NONE, () -> "a request after the file= recording stopped was "
+            assertTrue(Integer.parseInt(rc) != JvmtiError.NONE, () -> "a request after the file= recording stopped was "
                     + "accepted (probe " + report.get("probe") + ")\n" + result);
         }
     }

@@ -17,6 +17,7 @@ import io.stackreq.reliability.support.ChaosResults;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -94,7 +95,7 @@ class FuzzedContextsTest {
         void assertAccounted() {
             List<String> problems = new ArrayList<>();
             for (Map.Entry<Integer, Long> code : chaos.rcHistogram().entrySet()) {
-                if (code.getKey() != Chaos.NONE && code.getKey() != Chaos.OUT_OF_MEMORY) {
+                if (code.getKey() != JvmtiError.NONE && code.getKey() != JvmtiError.OUT_OF_MEMORY) {
                     problems.add(code.getValue() + " requests returned " + code.getKey()
                             + " (only NONE or OUT_OF_MEMORY expected from registered Java threads)");
                 }
@@ -137,7 +138,7 @@ class FuzzedContextsTest {
                     : "ended the JVM with exit code " + run.exitCode()) + "\n" + run);
         }
         Report report = Report.read(reportFile);
-        assertEquals(Chaos.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         ChaosResults chaos = ChaosResults.read(results);
         assertTrue(chaos.count() >= requests, () -> "fewer requests than asked: " + chaos);
         return new Fuzzed(jdk, chaos, RequestScan.scan(recording, chaos.count() + 1));

@@ -14,12 +14,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.ChurnApp;
 import io.stackreq.reliability.support.ChaosResults;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -79,14 +79,14 @@ class StressChurnTest {
                     + run);
         }
         Report report = Report.read(reportFile);
-        assertEquals(Chaos.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         ChaosResults chaos = ChaosResults.read(results);
         Map<Integer, Set<String>> namesByTid = threadNames(threads);
 
         List<String> problems = new ArrayList<>();
         for (Map.Entry<Integer, Long> code : chaos.rcHistogram().entrySet()) {
             int rc = code.getKey();
-            if (rc != Chaos.NONE && rc != Chaos.OUT_OF_MEMORY && rc != Chaos.UNATTACHED_THREAD) {
+            if (rc != JvmtiError.NONE && rc != JvmtiError.OUT_OF_MEMORY && rc != JvmtiError.UNATTACHED_THREAD) {
                 problems.add(code.getValue() + " requests returned " + rc
                         + (rc == -1 ? " (never returned: a handler still running after stopPacers)" : ""));
             }
@@ -102,7 +102,7 @@ class StressChurnTest {
         long wrongName = 0;
         List<String> examples = new ArrayList<>();
         for (long id = 1; id <= chaos.count(); id++) {
-            if (chaos.rc(id) != Chaos.NONE || scan.events(id) != 1) {
+            if (chaos.rc(id) != JvmtiError.NONE || scan.events(id) != 1) {
                 continue;
             }
             Set<String> names = namesByTid.get(chaos.tid(id));

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.LongStream;
 
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Requester;
 import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Accounting;
@@ -30,7 +31,7 @@ class BiasedRequestsTest {
     @OnEachJdk
     void nullUcontextFromJniGivesABiasedStackWithTheCallingMethod(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "jni-null-ucontext", "");
-        assertEquals(Requester.NONE, run.rc("self"), () -> "request(NULL thread, NULL ucontext)\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("self"), () -> "request(NULL thread, NULL ucontext)\n" + run);
         RecordedEvent event = run.onlyEventBiasedOn("main", "callerMethod");
         assertTrue(JfrFile.methods(event).contains(Scenarios.class.getName() + ".main"),
                 () -> "stack lacks main: " + JfrFile.describe(event));
@@ -65,7 +66,7 @@ class BiasedRequestsTest {
     @OnEachJdk
     void anotherLiveThreadGivesThatThreadsBiasedStack(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "other-thread", "");
-        assertEquals(Requester.NONE, run.rc("other"), () -> "request(sleeper thread)\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("other"), () -> "request(sleeper thread)\n" + run);
         RecordedEvent event = run.onlyEventBiasedOn("target-sleeper", "sleeperMethod");
         assertFalse(JfrFile.methods(event).contains(Scenarios.class.getName() + ".main"),
                 () -> "the requester's stack, not the target's: " + JfrFile.describe(event));

@@ -23,8 +23,8 @@ import java.util.stream.Stream;
 
 import io.stackreq.reliability.support.CliRun;
 import io.stackreq.testapp.ContinuousApp;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.JfrPrint;
@@ -132,7 +132,7 @@ class ContinuousRecordingTest {
         for (String phase : List.of("initiallyOff", "enabled", "disabled", "secondStarted", "secondStopped",
                 "jcmdStarted", "jcmdStopped", "enabledAgain")) {
             int wanted = phase.endsWith("Off") || phase.endsWith("disabled") || phase.endsWith("Stopped")
-                    ? Requester.NOT_AVAILABLE : Requester.NONE;
+                    ? JvmtiError.NOT_AVAILABLE : JvmtiError.NONE;
             assertEquals(wanted, report.getInt("phase." + phase + ".rc"),
                     () -> phase + ": requests never returned " + wanted + " within 10 s\n" + report);
             delays.append(phase).append(' ').append(report.getLong("phase." + phase + ".delayMicros") / 1000.0)

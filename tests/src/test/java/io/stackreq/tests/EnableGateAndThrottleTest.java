@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Set;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -33,9 +33,9 @@ class EnableGateAndThrottleTest {
         Path recording = dir.resolve("rec.jfr");
         Report report = JvmRun.on(jdk, dir).flags("-XX:StartFlightRecording=filename=" + recording)
                 .runForReport(BusyThreads.class, "threads=2", "seconds=1.5");
-        assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("issued") >= 50, () -> "too few timer requests to judge\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NOT_AVAILABLE),
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NOT_AVAILABLE),
                 () -> "every request must return NOT_AVAILABLE (98)\n" + report);
         assertTrue(JfrFile.events(recording, "jdk.ThreadStart").size() > 0,
                 "the JVM's own recording is unreadable or empty");
@@ -51,7 +51,7 @@ class EnableGateAndThrottleTest {
                 "recordTo=" + recording, "throttle=100/s");
         double seconds = report.getLong("elapsedNanos") / 1e9;
         double expected = 100 * seconds;
-        long offered = report.rc(Requester.NONE);
+        long offered = report.rc(JvmtiError.NONE);
         assertEquals(report.getLong("issued"), offered, () -> "throttled requests also return NONE\n" + report);
         // A machine too loaded to offer 150 requests/s cannot show throttling either way.
         org.junit.jupiter.api.Assumptions.assumeTrue(offered >= 1.5 * expected, () -> "only " + offered

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.stackreq.testapp.Requester;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
@@ -50,11 +50,11 @@ class ErrorCodesTest {
     @OnEachJdk
     void wrongPhaseBeforeAnyRecordingAndDuringOnLoad(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "wrong-phase", "onload-request");
-        assertEquals(Requester.WRONG_PHASE, run.report.getInt("onLoad"), () -> "from Agent_OnLoad\n" + run);
-        assertEquals(Requester.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
-        assertEquals(Requester.WRONG_PHASE, run.rc("self"), () -> "current thread, no recording yet\n" + run);
-        assertEquals(Requester.WRONG_PHASE, run.rc("other"), () -> "other thread, no recording yet\n" + run);
-        assertEquals(Requester.NONE, run.rc("afterRecording"), () -> "once a recording runs\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.report.getInt("onLoad"), () -> "from Agent_OnLoad\n" + run);
+        assertEquals(JvmtiError.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("self"), () -> "current thread, no recording yet\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("other"), () -> "other thread, no recording yet\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("afterRecording"), () -> "once a recording runs\n" + run);
         List<RecordedEvent> events = run.requests();
         Accounting.assertEachIdExactlyOnce(new long[] {3}, Accounting.userData(events), "wrong-phase");
         assertStatistic(run, "rejectedWrongPhase", 3);
@@ -68,10 +68,10 @@ class ErrorCodesTest {
     @OnEachJdk
     void wrongPhaseForThreadsJfrExcludes(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "");
-        assertEquals(Requester.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
-        assertEquals(Requester.WRONG_PHASE, run.rc("streamCurrent"), () -> "stream thread, by name\n" + run);
-        assertEquals(Requester.WRONG_PHASE, run.rc("ofStreamThread"), () -> "for the stream thread\n" + run);
-        assertEquals(Requester.NONE, run.rc("main"), () -> "main thread\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("streamCurrent"), () -> "stream thread, by name\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("ofStreamThread"), () -> "for the stream thread\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("main"), () -> "main thread\n" + run);
         Accounting.assertEachIdExactlyOnce(new long[] {4}, Accounting.userData(run.requests()), "jfr-excluded");
         assertStatistic(run, "rejectedWrongPhase", 3);
     }
@@ -79,9 +79,9 @@ class ErrorCodesTest {
     @OnEachJdk
     void notAvailableWhenTheRecordingDoesNotEnableTheEvent(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "not-available-event-off", "");
-        assertEquals(Requester.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
-        assertEquals(Requester.NOT_AVAILABLE, run.rc("self"), () -> "thread NULL\n" + run);
-        assertEquals(Requester.NOT_AVAILABLE, run.rc("current"), () -> "thread = current\n" + run);
+        assertEquals(JvmtiError.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
+        assertEquals(JvmtiError.NOT_AVAILABLE, run.rc("self"), () -> "thread NULL\n" + run);
+        assertEquals(JvmtiError.NOT_AVAILABLE, run.rc("current"), () -> "thread = current\n" + run);
         assertTrue(run.hasRecording(), () -> "the recording was not written\n" + run);
         assertNoEvents(run);
     }
@@ -89,12 +89,12 @@ class ErrorCodesTest {
     @OnEachJdk
     void notAvailableWithoutEnableAndAfterTheLastDisable(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "not-available-not-enabled", "");
-        assertEquals(Requester.NOT_AVAILABLE, run.rc("beforeEnable"), () -> "before Enable\n" + run);
-        assertEquals(Requester.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
-        assertEquals(Requester.NONE, run.rc("enabled"), () -> "after Enable\n" + run);
-        assertEquals(Requester.NONE, run.report.getInt("disable.rc"), () -> "disable\n" + run);
-        assertEquals(Requester.NOT_AVAILABLE, run.rc("afterDisable"), () -> "after Disable\n" + run);
-        assertEquals(Requester.NOT_AVAILABLE, run.report.getInt("disableAgain.rc"),
+        assertEquals(JvmtiError.NOT_AVAILABLE, run.rc("beforeEnable"), () -> "before Enable\n" + run);
+        assertEquals(JvmtiError.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("enabled"), () -> "after Enable\n" + run);
+        assertEquals(JvmtiError.NONE, run.report.getInt("disable.rc"), () -> "disable\n" + run);
+        assertEquals(JvmtiError.NOT_AVAILABLE, run.rc("afterDisable"), () -> "after Disable\n" + run);
+        assertEquals(JvmtiError.NOT_AVAILABLE, run.report.getInt("disableAgain.rc"),
                 () -> "Disable of an environment that is not enabled\n" + run);
         Accounting.assertEachIdExactlyOnce(new long[] {2}, Accounting.userData(run.requests()), "not-enabled");
         assertStatistic(run, "rejectedNotAvailable", 2);
@@ -103,13 +103,13 @@ class ErrorCodesTest {
     @OnEachJdk
     void invalidThreadForAnObjectThatIsNotAThread(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "invalid-thread", "");
-        assertRejected(run, Requester.INVALID_THREAD, "rejectedInvalidThread", "string", "object");
+        assertRejected(run, JvmtiError.INVALID_THREAD, "rejectedInvalidThread", "string", "object");
     }
 
     @OnEachJdk
     void threadNotAliveForUnstartedAndTerminatedThreads(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "thread-not-alive", "");
-        assertRejected(run, Requester.THREAD_NOT_ALIVE, "rejectedThreadNotAlive", "unstarted", "terminated");
+        assertRejected(run, JvmtiError.THREAD_NOT_ALIVE, "rejectedThreadNotAlive", "unstarted", "terminated");
     }
 
     @OnEachJdk
@@ -117,13 +117,13 @@ class ErrorCodesTest {
         Assumptions.assumeTrue(jdk.feature() >= 21, "virtual threads exist from JDK 21 on; " + jdk + " has none");
         ScenarioRun run = ScenarioRun.run(jdk, dir, "virtual-thread", "");
         assertEquals("true", run.report.get("isVirtual"), () -> "the target is not virtual\n" + run);
-        assertRejected(run, Requester.UNSUPPORTED_OPERATION, "rejectedUnsupported", "virtual");
+        assertRejected(run, JvmtiError.UNSUPPORTED_OPERATION, "rejectedUnsupported", "virtual");
     }
 
     @OnEachJdk
     void noneForTheCurrentThreadPassedAsThread(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "none-current-thread", "");
-        assertEquals(Requester.NONE, run.rc("current"), () -> "thread = current thread\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("current"), () -> "thread = current thread\n" + run);
         // Biased: the request had no ucontext.
         run.onlyEventBiasedOn("main", "callerMethod");
     }

@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.JmcFile;
@@ -35,8 +35,8 @@ class FileModeTest {
         Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
                 .runForReport(BusyThreads.class, "threads=4", "seconds=2");
         assertEquals("false", report.get("jfrInitialized"), () -> "JFR was started in the JVM\n" + report);
-        assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE),
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE),
                 () -> "file= mode needs no recording: every request must return NONE\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 50, () -> "too few requests to judge\n" + report);
@@ -69,7 +69,7 @@ class FileModeTest {
         Path file = dir.resolve("chunked.jfr");
         Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file + ",stats=10ms")
                 .runForReport(BusyThreads.class, "threads=4", "seconds=2");
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE), () -> "requests refused\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE), () -> "requests refused\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 50, () -> "too few requests to judge\n" + report);
         List<RecordedEvent> events = JfrFile.requests(file);

@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
@@ -38,7 +38,7 @@ class OtherSignalsTest {
                 .runForReport(BusyThreads.class, "threads=4", "seconds=2", "pokeUs=5000");
         assertEquals(0, report.getLong("pokeErrors"), () -> "poke failed\n" + report);
         assertTrue(report.getLong("pokes") >= 100, () -> "too few other signals\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE), () -> "requests refused\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE), () -> "requests refused\n" + report);
         assertTrue(report.getLongs("accepted").length >= 50, () -> "too few requests to judge\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(file);

@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.testapp.Stress;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
@@ -38,14 +38,14 @@ class StressTest {
                 .flags("-Xmx96m", "-XX:StartFlightRecording=filename=" + recording
                         + ",+jdk.StackTraceRequest#enabled=true")
                 .runForReport(Stress.class, "seconds=10");
-        assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("loaders") >= 10, () -> "class loading did not run\n" + report);
         assertTrue(report.getLong("gcCount") >= 5, () -> "no GC pressure\n" + report);
         assertTrue(report.getLong("unloadedClasses") >= 1, () -> "no class was unloaded\n" + report);
         assertEquals(0, report.getLong("overflow"), () -> "ids overflowed the requester's table\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 1000, () -> "too few requests (" + accepted.length + ")\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE) + report.rc(Requester.OUT_OF_MEMORY),
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE) + report.rc(JvmtiError.OUT_OF_MEMORY),
                 () -> "only NONE and OUT_OF_MEMORY expected\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(recording);

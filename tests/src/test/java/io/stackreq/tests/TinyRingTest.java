@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
@@ -32,8 +32,8 @@ class TinyRingTest {
         Report report = JvmRun.on(jdk, dir).stackreqOptions("ring=2")
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
                 .runForReport(BusyThreads.class, "threads=4", "seconds=2");
-        assertTrue(report.rc(Requester.OUT_OF_MEMORY) > 0, () -> "no request was dropped\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE) + report.rc(Requester.OUT_OF_MEMORY),
+        assertTrue(report.rc(JvmtiError.OUT_OF_MEMORY) > 0, () -> "no request was dropped\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE) + report.rc(JvmtiError.OUT_OF_MEMORY),
                 () -> "only NONE and OUT_OF_MEMORY expected\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(recording);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Loadable;
 import io.stackreq.testapp.Report;
 import io.stackreq.testapp.Requester;
@@ -42,7 +43,7 @@ class UnloadedClassesTest {
         Report report = JvmRun.on(jdk, dir)
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
                 .runForReport(UnloadedClasses.class, "rounds=" + rounds);
-        assertEquals(rounds, report.rc(Requester.NONE), () -> "every request must return NONE\n" + report);
+        assertEquals(rounds, report.rc(JvmtiError.NONE), () -> "every request must return NONE\n" + report);
         assertTrue(report.getLong("unloadedClasses") >= rounds / 2, () -> "classes were not unloaded\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(recording);

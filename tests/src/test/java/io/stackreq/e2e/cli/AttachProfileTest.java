@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.demo.TwoPhase;
 import io.stackreq.testapp.AttachTarget;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -46,7 +47,6 @@ import io.stackreq.tests.support.OnEachJdk;
 class AttachProfileTest {
     private static final String TARGET = AttachTarget.class.getName();
     private static final String[] METHODS = {TwoPhase.METHOD_A, TwoPhase.METHOD_B, TARGET + ".methodC"};
-    private static final int UNATTACHED_THREAD = 115;
     private static final long MAX_RSS_GROWTH_KIB = 10 * 1024;
     private static final int CYCLES = 5;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -154,7 +154,7 @@ class AttachProfileTest {
         List<String> sampleLines = Files.readAllLines(out.resolve("samples.jsonl"));
         JsonNode end = JSON.readTree(sampleLines.get(sampleLines.size() - 1));
         assertEquals("end", end.path("type").asText(), "samples.jsonl has no end line");
-        assertFalse(end.path("errors").has(Integer.toString(UNATTACHED_THREAD)),
+        assertFalse(end.path("errors").has(Integer.toString(JvmtiError.UNATTACHED_THREAD)),
                 () -> "requests refused with UNATTACHED_THREAD: " + end);
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.stackreq.testapp.Args;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -78,7 +79,7 @@ public final class ShutdownApp {
         long missing = 0;
         StringBuilder missingIds = new StringBuilder();
         for (long id = 1; id <= after; id++) {
-            if (Chaos.resultOf(id) == Chaos.NONE) {
+            if (Chaos.resultOf(id) == JvmtiError.NONE) {
                 accepted++;
                 if (!inFile.containsKey(id)) {
                     missing++;
