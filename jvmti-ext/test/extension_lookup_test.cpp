@@ -122,6 +122,15 @@ jvmtiInterface_1 g_native_table;
 jvmtiInterface_1 g_plain_table;
 jvmtiInterface_1 g_lookup_table;
 
+// An environment on table, whose memory and extension-function calls go to the fakes.
+jvmtiEnv* fake_env(jvmtiInterface_1* table, _jvmtiEnv* storage) {
+    table->Allocate = fake_allocate;
+    table->Deallocate = fake_deallocate;
+    table->GetExtensionFunctions = fake_get_extension_functions;
+    storage->functions = table;
+    return storage;
+}
+
 using Lookup = jvmtiError (*)(jvmtiEnv*, stackreq_RequestStackTrace*, stackreq_EnableRequestStackTrace*,
                               stackreq_DisableRequestStackTrace*);
 
@@ -131,12 +140,8 @@ jvmtiError lookup_from_cpp(jvmtiEnv* env, stackreq_RequestStackTrace* request, s
 }
 
 void header_lookup_finds_what_is_listed(Lookup lookup) {
-    g_lookup_table.Allocate = fake_allocate;
-    g_lookup_table.Deallocate = fake_deallocate;
-    g_lookup_table.GetExtensionFunctions = fake_get_extension_functions;
     _jvmtiEnv env_storage{};
-    env_storage.functions = &g_lookup_table;
-    jvmtiEnv* env = &env_storage;
+    jvmtiEnv* env = fake_env(&g_lookup_table, &env_storage);
     stackreq_RequestStackTrace request = nullptr;
     stackreq_EnableRequestStackTrace enable = nullptr;
     stackreq_DisableRequestStackTrace disable = nullptr;
@@ -169,12 +174,8 @@ void header_lookup_finds_what_is_listed(Lookup lookup) {
 
 void vm_native_functions_are_forwarded() {
     g_vm_lists_functions = true;
-    g_native_table.Allocate = fake_allocate;
-    g_native_table.Deallocate = fake_deallocate;
-    g_native_table.GetExtensionFunctions = fake_get_extension_functions;
     _jvmtiEnv env_storage{};
-    env_storage.functions = &g_native_table;
-    jvmtiEnv* env = &env_storage;
+    jvmtiEnv* env = fake_env(&g_native_table, &env_storage);
 
     stackreq_functions vm{};
     CHECK(setup_extension_functions(env, true, &vm) == ExtensionMode::kVmNative);
@@ -202,12 +203,8 @@ void vm_native_functions_are_forwarded() {
 
 void stackreq_functions_are_registered() {
     g_vm_lists_functions = false;
-    g_plain_table.Allocate = fake_allocate;
-    g_plain_table.Deallocate = fake_deallocate;
-    g_plain_table.GetExtensionFunctions = fake_get_extension_functions;
     _jvmtiEnv env_storage{};
-    env_storage.functions = &g_plain_table;
-    jvmtiEnv* env = &env_storage;
+    jvmtiEnv* env = fake_env(&g_plain_table, &env_storage);
 
     stackreq_functions vm{};
     CHECK(setup_extension_functions(env, true, &vm) == ExtensionMode::kRegistered);

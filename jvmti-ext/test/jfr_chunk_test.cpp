@@ -393,32 +393,26 @@ void expect_error(const ChunkContent& c, const char* fragment) {
     CHECK(out.empty());
 }
 
-void test_rejected_content() {
+// Each case spoils its own copy of sample(), so no case depends on what the one before it changed.
+template <typename Spoil>
+void expect_error_after(Spoil spoil, const char* fragment) {
     ChunkContent c = sample();
-    c.events[1].thread_id = 9;
-    expect_error(c, "undefined thread 9");
-    c = sample();
-    c.events[0].stack_trace_id = 77;
-    expect_error(c, "undefined stack trace 77");
-    c = sample();
-    c.stacks[0].frames[1].method_id = 99;
-    expect_error(c, "undefined method 99");
-    c = sample();
-    c.methods[1].id = 11;
-    expect_error(c, "method id 11 is defined twice");
-    c = sample();
-    c.threads[0].id = 0;
-    expect_error(c, "thread id 0 is 0");
-    c = sample();
-    c.request_event_type_id = jfr::kThread;
-    expect_error(c, "reserved");
-    c.request_event_type_id = 1;
-    expect_error(c, "reserved");
-    c = sample();
-    c.stacks[0].frames[0].type = static_cast<FrameType>(9);
-    expect_error(c, "unknown frame type");
+    spoil(c);
+    expect_error(c, fragment);
+}
+
+void test_rejected_content() {
+    expect_error_after([](ChunkContent& c) { c.events[1].thread_id = 9; }, "undefined thread 9");
+    expect_error_after([](ChunkContent& c) { c.events[0].stack_trace_id = 77; }, "undefined stack trace 77");
+    expect_error_after([](ChunkContent& c) { c.stacks[0].frames[1].method_id = 99; }, "undefined method 99");
+    expect_error_after([](ChunkContent& c) { c.methods[1].id = 11; }, "method id 11 is defined twice");
+    expect_error_after([](ChunkContent& c) { c.threads[0].id = 0; }, "thread id 0 is 0");
+    expect_error_after([](ChunkContent& c) { c.request_event_type_id = jfr::kThread; }, "reserved");
+    expect_error_after([](ChunkContent& c) { c.request_event_type_id = 1; }, "reserved");
+    expect_error_after([](ChunkContent& c) { c.stacks[0].frames[0].type = static_cast<FrameType>(9); },
+                       "unknown frame type");
     // Sparse ids (not index + 1) work as well as dense ones.
-    c = sample();
+    ChunkContent c = sample();
     c.threads[0].id = 1ull << 40;
     c.events[0].thread_id = 1ull << 40;
     c.events[2].thread_id = 1ull << 40;

@@ -288,47 +288,38 @@ inline Chunk parse(const std::string& bytes) {
         chunk.events.push_back({pos, size, type});
         pos += size;
     }
-    // Pass 2: metadata first (as readers do), then the checkpoint, then the events.
-    bool metadata_seen = false, checkpoint_seen = false;
-    for (const Event& e : chunk.events) {
-        if (e.type != 0) continue;
-        if (e.offset != chunk.metadata_offset || metadata_seen) {
-            fail(&chunk, "metadata event not (only) at the header's offset");
-            return chunk;
+    // Pass 2: metadata first (as readers do), then the checkpoint, then the events. The first two must each be the
+    // one record of its type, at the header's offset, and parse must read it to its last byte.
+    auto read_single = [&](uint64_t type, uint64_t offset, const std::string& what, auto parse) {
+        bool seen = false;
+        for (const Event& e : chunk.events) {
+            if (e.type != type) continue;
+            if (e.offset != offset || seen) {
+                fail(&chunk, what + " event not (only) at the header's offset");
+                return false;
+            }
+            seen = true;
+            Cursor c{p, e.offset, e.offset + e.size};
+            c.varint();  // size
+            c.varint();  // type
+            if (!parse(c)) return false;
+            if (c.pos != e.offset + e.size) {
+                fail(&chunk, what + " event size does not match its content");
+                return false;
+            }
         }
-        metadata_seen = true;
-        Cursor c{p, e.offset, e.offset + e.size};
-        c.varint();
-        c.varint();
+        if (!seen) fail(&chunk, what + " event missing");
+        return seen;
+    };
+    bool metadata_read = read_single(0, chunk.metadata_offset, "metadata", [&](Cursor& c) {
         c.varint();  // start
         c.varint();  // duration
         chunk.metadata_id = c.varint();
-        if (!parse_metadata(&chunk, c)) return chunk;
-        if (c.pos != e.offset + e.size) {
-            fail(&chunk, "metadata event size does not match its content");
-            return chunk;
-        }
-    }
-    for (const Event& e : chunk.events) {
-        if (e.type != 1) continue;
-        if (e.offset != chunk.checkpoint_offset || checkpoint_seen) {
-            fail(&chunk, "checkpoint event not (only) at the header's offset");
-            return chunk;
-        }
-        checkpoint_seen = true;
-        Cursor c{p, e.offset, e.offset + e.size};
-        c.varint();
-        c.varint();
-        if (!parse_checkpoint(&chunk, c)) return chunk;
-        if (c.pos != e.offset + e.size) {
-            fail(&chunk, "checkpoint size does not match its content");
-            return chunk;
-        }
-    }
-    if (!metadata_seen || !checkpoint_seen) {
-        fail(&chunk, "metadata or checkpoint missing");
-        return chunk;
-    }
+        return parse_metadata(&chunk, c);
+    });
+    if (!metadata_read) return chunk;
+    auto parse_checkpoint_event = [&](Cursor& c) { return parse_checkpoint(&chunk, c); };
+    if (!read_single(1, chunk.checkpoint_offset, "checkpoint", parse_checkpoint_event)) return chunk;
     for (const Event& e : chunk.events) {
         if (e.type <= 1) continue;
         auto klass = chunk.classes.find(e.type);

@@ -504,30 +504,26 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 
 /* ---- JNI natives of io.stackreq.reliability.app.Chaos ---- */
 
-#define NATIVE(ret, name) JNIEXPORT ret JNICALL Java_io_stackreq_reliability_app_Chaos_##name
+/* JNI's environment and class come first, named jni and cls (most natives here use neither), then the method's own
+ * parameters. */
+#define NATIVE(ret, name, ...)                                                                       \
+    JNIEXPORT ret JNICALL Java_io_stackreq_reliability_app_Chaos_##name(                             \
+        JNIEnv *jni __attribute__((unused)), jclass cls __attribute__((unused)), ##__VA_ARGS__)
 
-NATIVE(jint, enable)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, enable) {
     return (jint)g_enable(g_jvmti);
 }
 
-NATIVE(jint, disable)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, disable) {
     return (jint)g_disable(g_jvmti);
 }
 
-NATIVE(jint, currentTid)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, currentTid) {
     return (jint)agent_current_tid();
 }
 
 /* Makes the calling thread a target of the pacers; returns its OS tid, or -1 when full. */
-NATIVE(jint, register)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, register) {
     int tid = (int)agent_current_tid();
     uintptr_t low = 0, high = 0;
     pthread_attr_t attr;
@@ -554,9 +550,7 @@ NATIVE(jint, register)(JNIEnv *jni, jclass cls) {
     return -1;
 }
 
-NATIVE(void, unregister)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(void, unregister) {
     int tid = (int)agent_current_tid();
     int high = atomic_load(&g_target_high);
     for (int i = 0; i < high; i++) {
@@ -565,56 +559,41 @@ NATIVE(void, unregister)(JNIEnv *jni, jclass cls) {
     }
 }
 
-NATIVE(jint, startPacers)(JNIEnv *jni, jclass cls, jint pacers, jint hz, jint per_signal) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, startPacers, jint pacers, jint hz, jint per_signal) {
     return start_pacers(pacers, hz, per_signal);
 }
 
-NATIVE(void, stopPacers)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(void, stopPacers) {
     stop_pacers();
 }
 
 /* Delivers the signal to the calling thread now (its handler requests with the current setting). */
-NATIVE(jint, signalSelf)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, signalSelf) {
     pthread_once(&g_handler_once, install_handler);
     if (g_handler_error != 0) return g_handler_error;
     return pthread_kill(pthread_self(), g_signal);
 }
 
-NATIVE(jlong, issued)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jlong, issued) {
     return (jlong)atomic_load(&g_next_id);
 }
 
-NATIVE(jlong, signalsSent)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jlong, signalsSent) {
     return (jlong)atomic_load(&g_signals_sent);
 }
 
-NATIVE(jboolean, awaitResults)(JNIEnv *jni, jclass cls, jlong up_to, jlong timeout_ms) {
-    (void)jni;
-    (void)cls;
+NATIVE(jboolean, awaitResults, jlong up_to, jlong timeout_ms) {
     return await_results((long)up_to, (long)timeout_ms) ? JNI_TRUE : JNI_FALSE;
 }
 
 /* rc of request id, or -1 when it has not returned (or is beyond the arrays). */
-NATIVE(jint, resultOf)(JNIEnv *jni, jclass cls, jlong id) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, resultOf, jlong id) {
     if (id <= 0 || id >= g_capacity) return -1;
     int value = __atomic_load_n(&g_rc[id], __ATOMIC_ACQUIRE);
     return value == 0 ? -1 : value - 1;
 }
 
-NATIVE(jint, writeResults)(JNIEnv *jni, jclass cls, jstring prefix) {
-    (void)cls;
+NATIVE(jint, writeResults, jstring prefix) {
     const char *chars = (*jni)->GetStringUTFChars(jni, prefix, NULL);
     if (chars == NULL) return ENOMEM;
     int result = write_results(chars, atomic_load(&g_next_id));
@@ -624,9 +603,7 @@ NATIVE(jint, writeResults)(JNIEnv *jni, jclass cls, jstring prefix) {
 
 /* RequestStackTrace from normal code with the current thread and no ucontext: id from the
  * shared counter, recorded like a handler's request. Returns the id. */
-NATIVE(jlong, requestHere)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jlong, requestHere) {
     long id = atomic_fetch_add(&g_next_id, 1) + 1;
     int after_death = atomic_load(&g_after_death);
     record(id, g_request(g_jvmti, NULL, NULL, (jlong)id), 0, after_death);
@@ -635,35 +612,26 @@ NATIVE(jlong, requestHere)(JNIEnv *jni, jclass cls) {
 
 /* ---- bad input; each returns the jvmtiError (a pending exception stays pending) ---- */
 
-NATIVE(jint, requestNullEnv)(JNIEnv *jni, jclass cls, jthread thread, jlong user_data) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, requestNullEnv, jthread thread, jlong user_data) {
     return (jint)g_request(NULL, thread == NULL ? NULL : &thread, NULL, user_data);
 }
 
-NATIVE(jint, enableNullEnv)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, enableNullEnv) {
     return (jint)g_enable(NULL);
 }
 
-NATIVE(jint, disableNullEnv)(JNIEnv *jni, jclass cls) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, disableNullEnv) {
     return (jint)g_disable(NULL);
 }
 
-NATIVE(jint, requestObject)(JNIEnv *jni, jclass cls, jobject object, jlong user_data) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, requestObject, jobject object, jlong user_data) {
     jthread as_thread = (jthread)object;
     return (jint)g_request(g_jvmti, &as_thread, NULL, user_data);
 }
 
 /* A local reference deleted before the call. HotSpot clears a deleted local handle's slot (it
  * resolves to null) and does not reuse it before the native returns, so this is deterministic. */
-NATIVE(jint, requestDeletedLocal)(JNIEnv *jni, jclass cls, jobject object, jlong user_data) {
-    (void)cls;
+NATIVE(jint, requestDeletedLocal, jobject object, jlong user_data) {
     jthread stale = (jthread)(*jni)->NewLocalRef(jni, object);
     (*jni)->DeleteLocalRef(jni, stale);
     return (jint)g_request(g_jvmti, &stale, NULL, user_data);
@@ -671,8 +639,7 @@ NATIVE(jint, requestDeletedLocal)(JNIEnv *jni, jclass cls, jobject object, jlong
 
 /* A global reference deleted before the call; a sibling global reference to the same object is
  * held across the call so the storage block the deleted slot lives in stays allocated. */
-NATIVE(jint, requestDeletedGlobal)(JNIEnv *jni, jclass cls, jobject object, jlong user_data) {
-    (void)cls;
+NATIVE(jint, requestDeletedGlobal, jobject object, jlong user_data) {
     jobject keep = (*jni)->NewGlobalRef(jni, object);
     jthread stale = (jthread)(*jni)->NewGlobalRef(jni, object);
     (*jni)->DeleteGlobalRef(jni, stale);
@@ -682,24 +649,19 @@ NATIVE(jint, requestDeletedGlobal)(JNIEnv *jni, jclass cls, jobject object, jlon
 }
 
 /* Weak global references: a valid JNI handle whose referent may have been collected. */
-NATIVE(jlong, newWeak)(JNIEnv *jni, jclass cls, jobject object) {
-    (void)cls;
+NATIVE(jlong, newWeak, jobject object) {
     return (jlong)(intptr_t)(*jni)->NewWeakGlobalRef(jni, object);
 }
 
-NATIVE(jboolean, weakCleared)(JNIEnv *jni, jclass cls, jlong weak) {
-    (void)cls;
+NATIVE(jboolean, weakCleared, jlong weak) {
     return (*jni)->IsSameObject(jni, (jobject)(intptr_t)weak, NULL);
 }
 
-NATIVE(jint, requestWeak)(JNIEnv *jni, jclass cls, jlong weak, jlong user_data) {
-    (void)jni;
-    (void)cls;
+NATIVE(jint, requestWeak, jlong weak, jlong user_data) {
     jthread thread = (jthread)(intptr_t)weak;
     return (jint)g_request(g_jvmti, &thread, NULL, user_data);
 }
 
-NATIVE(void, deleteWeak)(JNIEnv *jni, jclass cls, jlong weak) {
-    (void)cls;
+NATIVE(void, deleteWeak, jlong weak) {
     (*jni)->DeleteWeakGlobalRef(jni, (jobject)(intptr_t)weak);
 }

@@ -1,7 +1,6 @@
 package io.stackreq.cli;
 
 import java.net.URISyntaxException;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -22,9 +21,8 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "DIR", defaultValue = "stackreq-demo",
-            description = "Directory for the results (default: ${DEFAULT-VALUE})")
-    Path output;
+    @Mixin
+    ResultsDirectory output = new ResultsDirectory("stackreq-demo");
 
     @Option(names = "--seconds", paramLabel = "N", defaultValue = "15",
             description = "How long the workload runs (default: ${DEFAULT-VALUE})")
@@ -40,7 +38,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         List<String> javaArgs = List.of("-cp", ownClassPath(), BiasTrap.class.getName(), Integer.toString(seconds));
         ProfileSettings settings = new ProfileSettings(launch.javaLauncher(), launch.agents(),
-                "perf", "task-clock", "1ms", null, output, javaArgs);
+                "perf", "task-clock", "1ms", null, output.path, javaArgs);
         spec.commandLine().getOut().println("stackreq demo: " + BiasTrap.DESCRIPTION);
         spec.commandLine().getOut().flush();
         int exitCode = Profiling.profileAndReport(settings, List.of(), spec.commandLine());

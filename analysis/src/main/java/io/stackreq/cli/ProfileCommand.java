@@ -45,9 +45,8 @@ final class ProfileCommand implements Callable<Integer> {
     @Option(names = {"-p", "--period"}, paramLabel = "N", description = "Sample every N occurrences of a count event")
     Long period;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "DIR", defaultValue = "stackreq-out",
-            description = "Directory for the results (default: ${DEFAULT-VALUE})")
-    Path output;
+    @Mixin
+    ResultsDirectory output = new ResultsDirectory("stackreq-out");
 
     @Mixin
     LaunchOptions launch;
@@ -127,7 +126,7 @@ final class ProfileCommand implements Callable<Integer> {
         // default period for that event.
         String effectiveInterval = period == null && interval == null && leaderIsTimeEvent() ? "1ms" : interval;
         return new ProfileSettings(java, launch.agents(), engine, event,
-                effectiveInterval, period, output, javaArgs);
+                effectiveInterval, period, output.path, javaArgs);
     }
 
     private boolean leaderIsTimeEvent() {

@@ -40,7 +40,7 @@ public final class TwoPhase {
                 (end - startB) / 1e9);
     }
 
-    static void methodA(long iterations) {
+    public static void methodA(long iterations) {
         long accumulator = sink;
         for (long i = 0; i < iterations; i++) {
             accumulator = accumulator * 6364136223846793005L + i;
@@ -48,7 +48,7 @@ public final class TwoPhase {
         sink = accumulator;
     }
 
-    static void methodB(long iterations) {
+    public static void methodB(long iterations) {
         long accumulator = sink;
         for (long i = 0; i < iterations; i++) {
             accumulator = accumulator * 2862933555777941757L + i;

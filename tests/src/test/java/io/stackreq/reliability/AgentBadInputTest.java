@@ -21,9 +21,11 @@ import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.FileSinkApp;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,32 +131,28 @@ class AgentBadInputTest {
         assertTrue(wrong.isEmpty(), () -> "expected " + expected + ", got " + wrong + "\n" + run.report);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void nullEnvironmentGetsInvalidEnvironment(Jdk jdk) {
-        assertCodes(safeRun(jdk), Chaos.INVALID_ENVIRONMENT, "nullEnv.self", "nullEnv.other", "nullEnv.enable",
+        assertCodes(safeRun(jdk), JvmtiError.INVALID_ENVIRONMENT, "nullEnv.self", "nullEnv.other", "nullEnv.enable",
                 "nullEnv.disable");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void objectsThatAreNotThreadsGetInvalidThread(Jdk jdk) {
-        assertCodes(safeRun(jdk), Chaos.INVALID_THREAD, "object.plain", "object.string", "object.class",
+        assertCodes(safeRun(jdk), JvmtiError.INVALID_THREAD, "object.plain", "object.string", "object.class",
                 "object.array");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void deletedGlobalReferenceGetsInvalidThread(Jdk jdk) {
-        assertCodes(safeRun(jdk), Chaos.INVALID_THREAD, "deletedGlobal.other");
+        assertCodes(safeRun(jdk), JvmtiError.INVALID_THREAD, "deletedGlobal.other");
     }
 
     /** After all that, valid requests still work, and only they left events; the refusals are counted. */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void validRequestsAfterBadOnesHaveTheirEventsAndRefusalsAreCounted(Jdk jdk) {
         Run run = safeRun(jdk);
-        assertCodes(run, Chaos.NONE, "enable", "weakLive", "control.other", "control.self");
+        assertCodes(run, JvmtiError.NONE, "enable", "weakLive", "control.other", "control.self");
         RequestScan scan = RequestScan.scan(run.recording, 100);
         List<String> problems = new ArrayList<>();
         for (long id = 1; id < 100; id++) {
@@ -183,19 +181,17 @@ class AgentBadInputTest {
                 + run.report);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void weakReferenceToACollectedThreadGetsInvalidThread(Jdk jdk) throws IOException {
         Run run = badInput(jdk, dir, "weak-cleared", "weakCleared");
         assertTrue(Integer.parseInt(run.report.get("weakCleared.gcs")) >= 0, "the weak reference was never cleared");
-        assertCodes(run, Chaos.INVALID_THREAD, "weakCleared");
+        assertCodes(run, JvmtiError.INVALID_THREAD, "weakCleared");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void deletedLocalReferenceGetsInvalidThread(Jdk jdk) throws IOException {
-        assertCodes(badInput(jdk, dir, "deleted-local", "deletedLocal"), Chaos.INVALID_THREAD, "deletedLocal.other",
-                "deletedLocal.self");
+        assertCodes(badInput(jdk, dir, "deleted-local", "deletedLocal"), JvmtiError.INVALID_THREAD,
+                "deletedLocal.other", "deletedLocal.self");
     }
 
     // ---- options ----
@@ -222,8 +218,7 @@ class AgentBadInputTest {
     }
 
     /** A duration whose nanoseconds overflow int64 is refused, whichever way the product wraps. */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void overflowingDurationIsRefused(Jdk jdk) {
         assertRefusedWithOneLine(jdk, "stats=123456789012345m", "stats=123456789012345m");
     }
@@ -311,15 +306,14 @@ class AgentBadInputTest {
      * Once the file= recording has stopped, a request accepted can never be written: it must be
      * refused rather than accepted and lost (stackreq.h: NONE means exactly one event).
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void requestsAfterTheFileRecordingStoppedAreRefused(Jdk jdk) throws IOException {
         JvmRun.Result result = fileSink(jdk, "directory");
         Path work = shared.resolve("sink-" + jdk.feature() + "-directory");
         Report report = Report.read(work.resolve("sink.txt"));
-        assertEquals(Chaos.NONE, report.getInt("enable2.rc"), () -> "Enable after Disable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable2.rc"), () -> "Enable after Disable\n" + report);
         for (String rc : report.get("probe").split(" ")) {
-            assertTrue(Integer.parseInt(rc) != Chaos.NONE, () -> "a request after the file= recording stopped was "
+            assertTrue(Integer.parseInt(rc) != JvmtiError.NONE, () -> "a request after the file= recording stopped was "
                     + "accepted (probe " + report.get("probe") + ")\n" + result);
         }
     }

@@ -17,11 +17,10 @@ import io.stackreq.reliability.support.CliRun;
 import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 16, acceptance 5: {@code profile --pid} of what cannot be profiled gives one line naming
@@ -66,30 +65,24 @@ class AttachBadInputTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void aJvmWithoutTheAttachMechanism(Jdk jdk) throws Exception {
         Path work = dir.resolve("no-attach");
-        AttachTargetRun target = AttachTargetRun.start(jdk, work, 0, "-XX:+DisableAttachMechanism");
-        try {
+        Path out = work.resolve("out");
+        try (AttachTargetRun target = AttachTargetRun.start(jdk, work, 0, "-XX:+DisableAttachMechanism")) {
             long pid = target.awaitPid();
-            Path out = work.resolve("out");
             String line = CliRun.assertOneLineError(cli(work, "profile", "--pid", Long.toString(pid), "-o",
                     out.toString()));
             assertTrue(line.contains("cannot attach to JVM " + pid) && line.contains("DisableAttachMechanism"), line);
             assertFalse(Files.exists(out), "an output directory was created for nothing");
-        } finally {
-            target.stop();
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void aJvmThatExitsDuringTheProfile(Jdk jdk) throws Exception {
         Path work = dir.resolve("exits");
-        AttachTargetRun target = AttachTargetRun.start(jdk, work, 0);
         Path out = work.resolve("out");
-        try {
+        try (AttachTargetRun target = AttachTargetRun.start(jdk, work, 0)) {
             long pid = target.awaitPid();
             CompletableFuture<JvmRun.Result> profile = CompletableFuture.supplyAsync(() -> cli(work, "profile",
                     "--pid", Long.toString(pid), "--duration", "60s", "-o", out.toString()));
@@ -113,8 +106,6 @@ class AttachBadInputTest {
                 List<Path> files = left.toList();
                 assertTrue(files.isEmpty(), "files left behind: " + files);
             }
-        } finally {
-            target.stop();
         }
     }
 
@@ -122,8 +113,7 @@ class AttachBadInputTest {
      * A JVM of another user: the CLI refuses it itself (the JVM would write the recording and the
      * samples as that user) with one line naming the user. Needs root, to start the JVM as nobody.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void aJvmOfAnotherUser(Jdk jdk) throws Exception {
         Assumptions.assumeTrue("root".equals(System.getProperty("user.name")) && Files.isExecutable(SETPRIV),
                 "starting a JVM as another user needs root and " + SETPRIV);

@@ -1,6 +1,5 @@
 package io.stackreq.reliability;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -44,9 +43,9 @@ class CliBadInputTest {
     @BeforeAll
     static void seeds() {
         Seeds seeds = Seeds.get();
-        jdk = seeds.jdk;
-        recording = seeds.recording;
-        samples = seeds.samples;
+        jdk = seeds.jdk();
+        recording = seeds.recording();
+        samples = seeds.samples();
     }
 
     @Test
@@ -142,7 +141,7 @@ class CliBadInputTest {
                 "-XX:ErrorFile=" + dir.resolve("fuzz-hs_err_pid%p.log"),
                 "-cp", JvmRun.testClasses().toAbsolutePath() + java.io.File.pathSeparator
                         + CliRun.fixtureClasses().toAbsolutePath() + java.io.File.pathSeparator
-                        + Reliability.cliJar().toAbsolutePath(),
+                        + JvmRun.cliJar(),
                 CliFuzzApp.class.getName(), "recording=" + recording, "samples=" + samples,
                 "work=" + dir.resolve("fuzz"),
                 "out=" + report, "files=" + files, "seed=" + Long.getLong("stackreq.cli.fuzz.seed", 1));

@@ -17,12 +17,12 @@ import io.stackreq.reliability.support.ChaosResults;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 6.1: RequestStackTrace with fuzzed ucontexts. libchaos.so's handler copies the real
@@ -46,8 +46,7 @@ class FuzzedContextsTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void fuzzedContextsNeverCrashAndEveryAcceptedRequestHasItsEvent(Jdk jdk) throws Exception {
         Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16);
         fuzzed.assertAccounted();
@@ -64,8 +63,7 @@ class FuzzedContextsTest {
      * signal context always has SP inside the thread's stack, so the request path can refuse to
      * walk one that has not, and must, because AsyncGetCallTrace does not.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void pcPastTheInterruptedOneWithAnUnreadableStackPointer(Jdk jdk) throws Exception {
         fuzz(jdk, "sweep=1024", 30_000, 1024).assertAccounted();
     }
@@ -75,8 +73,7 @@ class FuzzedContextsTest {
      * which HotSpot keeps PROT_NONE. The request path must not read there (it is not "within the
      * thread's own stack mapping" in the sense of readable).
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void stackAndFramePointerInTheGuardZone(Jdk jdk) throws Exception {
         fuzz(jdk, "guard=only", 5_000, 16).assertAccounted();
     }
@@ -98,7 +95,7 @@ class FuzzedContextsTest {
         void assertAccounted() {
             List<String> problems = new ArrayList<>();
             for (Map.Entry<Integer, Long> code : chaos.rcHistogram().entrySet()) {
-                if (code.getKey() != Chaos.NONE && code.getKey() != Chaos.OUT_OF_MEMORY) {
+                if (code.getKey() != JvmtiError.NONE && code.getKey() != JvmtiError.OUT_OF_MEMORY) {
                     problems.add(code.getValue() + " requests returned " + code.getKey()
                             + " (only NONE or OUT_OF_MEMORY expected from registered Java threads)");
                 }
@@ -141,7 +138,7 @@ class FuzzedContextsTest {
                     : "ended the JVM with exit code " + run.exitCode()) + "\n" + run);
         }
         Report report = Report.read(reportFile);
-        assertEquals(Chaos.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         ChaosResults chaos = ChaosResults.read(results);
         assertTrue(chaos.count() >= requests, () -> "fewer requests than asked: " + chaos);
         return new Fuzzed(jdk, chaos, RequestScan.scan(recording, chaos.count() + 1));

@@ -26,10 +26,10 @@ import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.Seeds;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -80,10 +80,10 @@ class OutputFilesTest {
         Path target = victim(dir.resolve("victim"));
         Path link = Files.createSymbolicLink(dir.resolve("out"), target);
         CliRun.Result result = switch (command) {
-            case "enrich" -> CliRun.inProcess(command, seeds.recording, "--samples", seeds.samples, "-o", link);
-            case "export" -> CliRun.inProcess(command, seeds.recording, "--samples", seeds.samples, "--format",
+            case "enrich" -> CliRun.inProcess(command, seeds.recording(), "--samples", seeds.samples(), "-o", link);
+            case "export" -> CliRun.inProcess(command, seeds.recording(), "--samples", seeds.samples(), "--format",
                     "pprof", "-o", link);
-            default -> CliRun.inProcess(command, seeds.recording, "-o", link);
+            default -> CliRun.inProcess(command, seeds.recording(), "-o", link);
         };
         String line = CliRun.assertOneLineError(result);
         assertTrue(line.contains("symbolic link") && line.contains(link.toString()), line);
@@ -104,7 +104,7 @@ class OutputFilesTest {
             planted.add(new Path[] {target, Files.createSymbolicLink(out.resolve(name), target)});
         }
         Jdk jdk = Jdk.all().findFirst().orElseThrow();
-        CliRun.Result result = CliRun.inProcess("profile", "--java", jdk.java(), "--agent-dir", Reliability.nativeDir(),
+        CliRun.Result result = CliRun.inProcess("profile", "--java", jdk.java(), "--agent-dir", JvmRun.nativeDir(),
                 "-o", out, "--", "-cp", JvmRun.testClasses().toAbsolutePath(), Spin.class.getName(), "seconds=0.3");
         assertEquals("2", result.exit(), () -> "profile should refuse to write its results through a link\n" + result);
         String last = result.errLines().get(result.errLines().size() - 1);
@@ -123,7 +123,7 @@ class OutputFilesTest {
         Path out = dir.resolve("new/profile");
         JvmRun.Result profile = CliRun.child(jdk, dir, "profile", List.of(), UMASK_000, "profile",
                 "--java", jdk.java(),
-                "--agent-dir", Reliability.nativeDir().toAbsolutePath(), "-o", out, "--", "-cp",
+                "--agent-dir", JvmRun.nativeDir(), "-o", out, "--", "-cp",
                 JvmRun.testClasses().toAbsolutePath(), Spin.class.getName(), "seconds=0.3");
         assertEquals(0, profile.exitCode(), () -> profile.toString());
         try (Stream<Path> files = Files.walk(dir.resolve("new"))) {
@@ -205,34 +205,29 @@ class OutputFilesTest {
         assertUntouched(target, link);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void agentFileDoesNotFollowASymbolicLink(Jdk jdk) throws IOException {
         Path work = agentRun(jdk, "links");
         assertUntouched(work.resolve("file.victim"), work.resolve("file.link"));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void agentLatencyReportDoesNotFollowASymbolicLink(Jdk jdk) throws IOException {
         Path work = agentRun(jdk, "links");
         assertUntouched(work.resolve("latency.victim"), work.resolve("latency.link"));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void agentLogDoesNotFollowASymbolicLink(Jdk jdk) throws IOException {
         assertAgentStartupDoesNotFollow(jdk, "log", "log=warn:", null);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void perfAgentOutDoesNotFollowASymbolicLink(Jdk jdk) throws IOException {
         assertAgentStartupDoesNotFollow(jdk, "perf", null, "engine=cpu-timer,out=");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void agentOutputsAreCreatedNotWorldWritableUnderUmask000(Jdk jdk) throws IOException {
         Path work = agentRun(jdk, "umask");
         for (String name : new String[] {"file.out", "latency.out", "log.out"}) {
@@ -241,8 +236,7 @@ class OutputFilesTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void agentFileThatExistedWorldWritableIsNotLeftSo(Jdk jdk) throws IOException {
         Path work = agentRun(jdk, "existing");
         assertTrue(Files.size(work.resolve("file.out")) > 0, "file= wrote nothing");

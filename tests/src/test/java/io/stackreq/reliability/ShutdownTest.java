@@ -10,18 +10,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.ShutdownApp;
 import io.stackreq.reliability.support.ChaosResults;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 6.3: the JVM ends, or the last environment disables, while signal-driven requests are in
@@ -41,26 +40,23 @@ class ShutdownTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void systemExitWhileRequestsAreInFlightWithAJfrRecording(Jdk jdk) throws Exception {
         Path recording = dir.resolve("exit.jfr");
         JvmRun.Result run = endOfJvm(jdk, "exit", "", "-XX:StartFlightRecording=filename=" + recording
                 + ",+jdk.StackTraceRequest#enabled=true");
-        assertEndedCleanly(run, recording, Set.of(Chaos.NONE, Chaos.OUT_OF_MEMORY, Chaos.NOT_AVAILABLE,
-                Chaos.WRONG_PHASE));
+        assertEndedCleanly(run, recording, Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY, JvmtiError.NOT_AVAILABLE,
+                JvmtiError.WRONG_PHASE));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void endOfMainWhileRequestsAreInFlightWithFileMode(Jdk jdk) throws Exception {
         Path file = dir.resolve("return.jfr");
         JvmRun.Result run = endOfJvm(jdk, "return", "file=" + file);
-        assertEndedCleanly(run, file, Set.of(Chaos.NONE, Chaos.OUT_OF_MEMORY, Chaos.WRONG_PHASE));
+        assertEndedCleanly(run, file, Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY, JvmtiError.WRONG_PHASE));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void disableWhileRequestsAreInFlight(Jdk jdk) throws Exception {
         Path file = dir.resolve("disable.jfr");
         Path reportFile = dir.resolve("disable.txt");
@@ -72,7 +68,7 @@ class ShutdownTest {
         Report report = Report.read(reportFile);
         ChaosResults chaos = ChaosResults.read(results);
         List<String> problems = new ArrayList<>();
-        if (report.getInt("disable.rc") != Chaos.NONE || report.getInt("enable2.rc") != Chaos.NONE) {
+        if (report.getInt("disable.rc") != JvmtiError.NONE || report.getInt("enable2.rc") != JvmtiError.NONE) {
             problems.add("Disable or the second Enable did not return NONE");
         }
         if (report.getLong("acceptedByDisable") == 0) {
@@ -89,12 +85,12 @@ class ShutdownTest {
             int rc = chaos.rc(id);
             boolean refused = id > afterDisable && id <= enableAt;
             boolean open = id <= report.getLong("beforeDisable") || id > enabledAt;
-            if (refused && rc != Chaos.NOT_AVAILABLE) {
+            if (refused && rc != JvmtiError.NOT_AVAILABLE) {
                 problems.add("id " + id + " was requested after Disable returned and got " + rc
                         + ", not NOT_AVAILABLE");
                 break;
             }
-            if (open && rc != Chaos.NONE && rc != Chaos.OUT_OF_MEMORY) {
+            if (open && rc != JvmtiError.NONE && rc != JvmtiError.OUT_OF_MEMORY) {
                 problems.add("id " + id + " was requested while enabled and got " + rc);
                 break;
             }
@@ -141,7 +137,7 @@ class ShutdownTest {
         long afterDeath = 0;
         for (long id = deathFirst; id <= chaos.count(); id++) {
             afterDeath++;
-            if (chaos.rc(id) != Chaos.WRONG_PHASE) {
+            if (chaos.rc(id) != JvmtiError.WRONG_PHASE) {
                 problems.add("id " + id + ", requested after VMDeath, returned " + chaos.rc(id) + ", not WRONG_PHASE");
                 break;
             }
@@ -149,7 +145,7 @@ class ShutdownTest {
         if (afterDeath < DEATH_REQUESTS) {
             problems.add("only " + afterDeath + " requests after VMDeath");
         }
-        if (chaos.countWithRc(Chaos.NONE) == 0) {
+        if (chaos.countWithRc(JvmtiError.NONE) == 0) {
             problems.add("no request was accepted");
         }
         RequestScan scan = RequestScan.scan(file, chaos.count() + 1);

@@ -14,20 +14,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.stackreq.reliability.app.Chaos;
 import io.stackreq.reliability.app.ChurnApp;
 import io.stackreq.reliability.support.ChaosResults;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
 import io.stackreq.reliability.support.RequestScan;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedMethod;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 6.2: 10 kHz of signal-driven requests (10 pacer threads x 1 kHz, libchaos.so) for 60 s
@@ -56,8 +55,7 @@ class StressChurnTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void tenKilohertzOfRequestsThroughThreadClassAndCodeChurn(Jdk jdk) throws Exception {
         int seconds = Reliability.stressSeconds();
         boolean fileMode = Reliability.longRun();
@@ -81,15 +79,15 @@ class StressChurnTest {
                     + run);
         }
         Report report = Report.read(reportFile);
-        assertEquals(Chaos.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         ChaosResults chaos = ChaosResults.read(results);
         Map<Integer, Set<String>> namesByTid = threadNames(threads);
 
         List<String> problems = new ArrayList<>();
         for (Map.Entry<Integer, Long> code : chaos.rcHistogram().entrySet()) {
             int rc = code.getKey();
-            if (rc != Chaos.NONE && rc != Chaos.OUT_OF_MEMORY && rc != Chaos.THREAD_NOT_ALIVE
-                    && rc != Chaos.UNATTACHED_THREAD) {
+            if (rc != JvmtiError.NONE && rc != JvmtiError.OUT_OF_MEMORY && rc != JvmtiError.THREAD_NOT_ALIVE
+                    && rc != JvmtiError.UNATTACHED_THREAD) {
                 problems.add(code.getValue() + " requests returned " + rc
                         + (rc == -1 ? " (never returned: a handler still running after stopPacers)" : ""));
             }
@@ -105,7 +103,7 @@ class StressChurnTest {
         long wrongName = 0;
         List<String> examples = new ArrayList<>();
         for (long id = 1; id <= chaos.count(); id++) {
-            if (chaos.rc(id) != Chaos.NONE || scan.events(id) != 1) {
+            if (chaos.rc(id) != JvmtiError.NONE || scan.events(id) != 1) {
                 continue;
             }
             Set<String> names = namesByTid.get(chaos.tid(id));

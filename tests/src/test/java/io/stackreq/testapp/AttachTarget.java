@@ -9,17 +9,20 @@ import java.nio.file.StandardCopyOption;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.stackreq.demo.TwoPhase;
+
 /**
  * A JVM started without agents, to be profiled by attaching to it. Two workers started at once
- * run {@link #methodA}, {@link #methodB} and {@link #methodC} in turn, 3, 2 and 1 units of the
- * same loop body each, and add the thread CPU time of every call (read between the calls) to the
- * method's total; every second a short-lived "late-worker-N" runs the same mix for 300 ms, so
- * threads also start while a profiler is attached.
+ * run the demo's {@link TwoPhase#methodA}, {@link TwoPhase#methodB} and this class's
+ * {@link #methodC} in turn, 3, 2 and 1 units of the same loop body each, and add the thread CPU
+ * time of every call (read between the calls) to the method's total; every second a short-lived
+ * "late-worker-N" runs the same mix for 300 ms, so threads also start while a profiler is attached.
  *
  * <p>Arguments ({@code key=value}): {@code dir} (required), {@code warmupSeconds} (3). After the
  * warm-up it prints, every 100 ms, {@code cpu <A ns> <B ns> <C ns> <late workers started>}, and
  * writes its pid to {@code dir/pid} after the first such line. It exits when {@code dir/stop}
- * exists. Run it with a fixed, pre-touched heap, so that its RSS shows native memory only.
+ * exists. Run it with a fixed, pre-touched heap, so that its RSS shows native memory only, and with
+ * the analysis module's classes on the class path.
  */
 public final class AttachTarget {
     /** Iterations of one unit: a few milliseconds, so the mix evens out within any second. */
@@ -72,9 +75,9 @@ public final class AttachTarget {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long before = threads.getCurrentThreadCpuTime();
         while (System.nanoTime() < untilNanos) {
-            methodA(3 * UNIT);
+            TwoPhase.methodA(3 * UNIT);
             long afterA = threads.getCurrentThreadCpuTime();
-            methodB(2 * UNIT);
+            TwoPhase.methodB(2 * UNIT);
             long afterB = threads.getCurrentThreadCpuTime();
             methodC(UNIT);
             long afterC = threads.getCurrentThreadCpuTime();
@@ -85,24 +88,8 @@ public final class AttachTarget {
         }
     }
 
-    // The same loop three times over (as in io.stackreq.demo.TwoPhase) on purpose: each method is
-    // its own frame with its own loop, so that every sample of the loop has the method on top.
-    static void methodA(long iterations) {
-        long accumulator = sink;
-        for (long i = 0; i < iterations; i++) {
-            accumulator = accumulator * 6364136223846793005L + i;
-        }
-        sink = accumulator;
-    }
-
-    static void methodB(long iterations) {
-        long accumulator = sink;
-        for (long i = 0; i < iterations; i++) {
-            accumulator = accumulator * 2862933555777941757L + i;
-        }
-        sink = accumulator;
-    }
-
+    // TwoPhase's loop once more on purpose: a method of its own with its own loop, so that every
+    // sample of the loop has methodC on top.
     static void methodC(long iterations) {
         long accumulator = sink;
         for (long i = 0; i < iterations; i++) {

@@ -122,18 +122,18 @@ public final class ContinuousApp {
         Recording recording = new Recording();
         recording.setName("cont");
         recording.start();
-        phase(report, "initiallyOff", Requester.NOT_AVAILABLE, nextId, () -> { });
-        phase(report, "enabled", Requester.NONE, nextId, () -> recording.enable("jdk.StackTraceRequest"));
-        phase(report, "disabled", Requester.NOT_AVAILABLE, nextId, () -> recording.disable("jdk.StackTraceRequest"));
+        phase(report, "initiallyOff", JvmtiError.NOT_AVAILABLE, nextId, () -> { });
+        phase(report, "enabled", JvmtiError.NONE, nextId, () -> recording.enable("jdk.StackTraceRequest"));
+        phase(report, "disabled", JvmtiError.NOT_AVAILABLE, nextId, () -> recording.disable("jdk.StackTraceRequest"));
         Recording second = new Recording();
         second.enable("jdk.StackTraceRequest");
-        phase(report, "secondStarted", Requester.NONE, nextId, second::start);
-        phase(report, "secondStopped", Requester.NOT_AVAILABLE, nextId, second::close);
-        phase(report, "jcmdStarted", Requester.NONE, nextId,
+        phase(report, "secondStarted", JvmtiError.NONE, nextId, second::start);
+        phase(report, "secondStopped", JvmtiError.NOT_AVAILABLE, nextId, second::close);
+        phase(report, "jcmdStarted", JvmtiError.NONE, nextId,
                 () -> jcmd("JFR.start", "name=third", "settings=none", "+jdk.StackTraceRequest#enabled=true"));
-        phase(report, "jcmdStopped", Requester.NOT_AVAILABLE, nextId, () -> jcmd("JFR.stop", "name=third"));
+        phase(report, "jcmdStopped", JvmtiError.NOT_AVAILABLE, nextId, () -> jcmd("JFR.stop", "name=third"));
         // Throttle: from off to 5 per second and back, on one recording.
-        phase(report, "enabledAgain", Requester.NONE, nextId, () -> recording.enable("jdk.StackTraceRequest"));
+        phase(report, "enabledAgain", JvmtiError.NONE, nextId, () -> recording.enable("jdk.StackTraceRequest"));
         report.put("throttled.first", nextId[0]);
         recording.enable("jdk.StackTraceRequest").with("throttle", "5/s");
         sleep(100);
@@ -218,7 +218,7 @@ public final class ContinuousApp {
         do {
             long id = nextId[0]++;
             rc = Requester.request(null, id);
-            if (rc == Requester.NONE) {
+            if (rc == JvmtiError.NONE) {
                 accepted.add(id);
             }
             if (rc != expected) {

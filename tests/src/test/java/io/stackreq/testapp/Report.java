@@ -6,17 +6,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What a workload app tells the test: {@code key=value} lines, written by the child JVM and read
  * by the test. Values never contain newlines; lists are space separated.
  */
-public final class Report {
-    private final Map<String, String> values = new LinkedHashMap<>();
-
+public final class Report extends KeyValues {
     public Report put(String key, Object value) {
         String text = String.valueOf(value);
         if (key.contains("=") || key.contains("\n") || text.contains("\n")) {
@@ -35,36 +31,18 @@ public final class Report {
     public static Report read(Path path) throws IOException {
         Report report = new Report();
         for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                report.values.put(line.substring(0, eq), line.substring(eq + 1));
-            }
+            report.putPair(line);
         }
         return report;
     }
 
-    public boolean has(String key) {
-        return values.containsKey(key);
-    }
-
-    public String get(String key) {
-        String value = values.get(key);
-        if (value == null) {
-            throw new IllegalArgumentException("report has no '" + key + "': " + values.keySet());
-        }
-        return value;
+    @Override
+    String missing(String key) {
+        return "report has no '" + key + "': " + values.keySet();
     }
 
     public long getLong(String key) {
         return Long.parseLong(get(key));
-    }
-
-    public long getLong(String key, long otherwise) {
-        return has(key) ? getLong(key) : otherwise;
-    }
-
-    public java.nio.file.Path path(String key) {
-        return java.nio.file.Path.of(get(key));
     }
 
     public int getInt(String key) {

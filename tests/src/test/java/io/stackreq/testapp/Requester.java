@@ -6,17 +6,10 @@ package io.stackreq.testapp;
  * native methods up in agent libraries), so the JVM must run with
  * {@code -agentpath:.../librequester.so}.
  *
- * <p>Return values are {@code jvmtiError} codes; the timer natives return errno values.
+ * <p>Return values are {@code jvmtiError} codes ({@link JvmtiError}); the timer natives return errno
+ * values.
  */
 public final class Requester {
-    public static final int NONE = 0;
-    public static final int INVALID_THREAD = 10;
-    public static final int THREAD_NOT_ALIVE = 15;
-    public static final int UNSUPPORTED_OPERATION = 73;
-    public static final int NOT_AVAILABLE = 98;
-    public static final int OUT_OF_MEMORY = 110;
-    public static final int WRONG_PHASE = 112;
-
     private Requester() {
     }
 

@@ -210,7 +210,7 @@ public final class Scenarios {
             int rc = id % 2 == 1
                     ? Requester.request(null, id)
                     : Requester.request(Thread.currentThread(), id);
-            if (rc != Requester.NONE) notNone[0]++;
+            if (rc != JvmtiError.NONE) notNone[0]++;
             afterRequest(id);
         }
         return notNone;

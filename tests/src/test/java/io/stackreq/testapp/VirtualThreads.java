@@ -1,6 +1,5 @@
 package io.stackreq.testapp;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -75,7 +74,7 @@ public final class VirtualThreads {
                 x = x * 6364136223846793005L + 1442695040888963407L;
             }
             if (id != 0) {
-                if (Requester.request(null, id) != Requester.NONE) {
+                if (Requester.request(null, id) != JvmtiError.NONE) {
                     EXPLICIT_NOT_NONE.incrementAndGet();
                 }
                 id = 0;

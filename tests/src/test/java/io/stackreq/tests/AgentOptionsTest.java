@@ -11,10 +11,9 @@ import io.stackreq.testapp.Report;
 import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, agent options: bad options stop the JVM with one line naming the option, the default
@@ -36,28 +35,25 @@ class AgentOptionsTest {
                 .main(Scenarios.class, "available", "out=" + dir.resolve("unused.txt")).start();
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void unknownOptionStopsTheJvmWithOneLineNamingIt(Jdk jdk) {
-        JvmRun.Result result = runWith(jdk, "bogus=1");
-        assertNotEquals(0, result.exitCode(), () -> "the JVM ran with an unknown option\n" + result);
-        List<String> lines = stackreqLines(result);
-        assertEquals(1, lines.size(), () -> "one line from stackreq expected\n" + result);
-        assertTrue(lines.get(0).contains("bogus"), () -> "the line does not name the option\n" + result);
+        assertStopsWithOneLineNaming(jdk, "bogus=1", "bogus");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void malformedOptionStopsTheJvmWithOneLineNamingIt(Jdk jdk) {
-        JvmRun.Result result = runWith(jdk, "ring=lots");
-        assertNotEquals(0, result.exitCode(), () -> "the JVM ran with ring=lots\n" + result);
-        List<String> lines = stackreqLines(result);
-        assertEquals(1, lines.size(), () -> "one line from stackreq expected\n" + result);
-        assertTrue(lines.get(0).contains("ring=lots"), () -> "the line does not name the option\n" + result);
+        assertStopsWithOneLineNaming(jdk, "ring=lots", "ring=lots");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    private void assertStopsWithOneLineNaming(Jdk jdk, String options, String named) {
+        JvmRun.Result result = runWith(jdk, options);
+        assertNotEquals(0, result.exitCode(), () -> "the JVM ran with " + options + "\n" + result);
+        List<String> lines = stackreqLines(result);
+        assertEquals(1, lines.size(), () -> "one line from stackreq expected\n" + result);
+        assertTrue(lines.get(0).contains(named), () -> "the line does not name " + named + "\n" + result);
+    }
+
+    @OnEachJdk
     void defaultLogIsOneStartupLineWithVersionJdkAndMode(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "available", "");
         assertEquals("true", run.report.get("available"), () -> "ids not listed\n" + run);
@@ -68,8 +64,7 @@ class AgentOptionsTest {
                 () -> "startup line lacks the JDK or the mode: " + line);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void extensionsOffKeepsTheIdsOutOfGetExtensionFunctions(Jdk jdk) throws Exception {
         Path report = dir.resolve("off.txt");
         JvmRun.on(jdk, dir).stackreqOptions("extensions=off").requesterOptions("optional")

@@ -8,17 +8,17 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.LongStream;
 
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Requester;
 import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.OnEachJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 3 (biased paths): a NULL ucontext from a JNI call, and a request for
@@ -28,19 +28,11 @@ class BiasedRequestsTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void nullUcontextFromJniGivesABiasedStackWithTheCallingMethod(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "jni-null-ucontext", "");
-        assertEquals(Requester.NONE, run.rc("self"), () -> "request(NULL thread, NULL ucontext)\n" + run);
-        List<RecordedEvent> events = run.requests();
-        Accounting.assertEachIdExactlyOnce(new long[] {1}, Accounting.userData(events), "jni-null-ucontext");
-        RecordedEvent event = events.get(0);
-        assertFalse(event.getBoolean("failed"), () -> JfrFile.describe(event));
-        assertTrue(event.getBoolean("biased"), () -> JfrFile.describe(event));
-        assertEquals("main", JfrFile.threadName(event), () -> JfrFile.describe(event));
-        assertTrue(JfrFile.methods(event).contains(Scenarios.class.getName() + ".callerMethod"),
-                () -> "stack lacks the calling Java method: " + JfrFile.describe(event));
+        assertEquals(JvmtiError.NONE, run.rc("self"), () -> "request(NULL thread, NULL ucontext)\n" + run);
+        RecordedEvent event = run.onlyEventBiasedOn("main", "callerMethod");
         assertTrue(JfrFile.methods(event).contains(Scenarios.class.getName() + ".main"),
                 () -> "stack lacks main: " + JfrFile.describe(event));
     }
@@ -49,8 +41,7 @@ class BiasedRequestsTest {
      * Issue 12, acceptance 3: the stack of a self-request without a ucontext is the one at the
      * call. Each request is followed by other code, so a stack taken any later shows it instead.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void selfRequestsWithoutUcontextHoldTheCallingLine(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "self-loop", "");
         assertEquals(0, run.report.getInt("notNone"), () -> "requests not answered NONE\n" + run);
@@ -72,21 +63,12 @@ class BiasedRequestsTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void anotherLiveThreadGivesThatThreadsBiasedStack(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "other-thread", "");
-        assertEquals(Requester.NONE, run.rc("other"), () -> "request(sleeper thread)\n" + run);
-        List<RecordedEvent> events = run.requests();
-        Accounting.assertEachIdExactlyOnce(new long[] {1}, Accounting.userData(events), "other-thread");
-        RecordedEvent event = events.get(0);
-        assertFalse(event.getBoolean("failed"), () -> JfrFile.describe(event));
-        assertTrue(event.getBoolean("biased"), () -> JfrFile.describe(event));
-        assertEquals("target-sleeper", JfrFile.threadName(event), () -> JfrFile.describe(event));
-        List<String> methods = JfrFile.methods(event);
-        assertTrue(methods.contains(Scenarios.class.getName() + ".sleeperMethod"),
-                () -> "stack lacks the target's method: " + JfrFile.describe(event));
-        assertFalse(methods.contains(Scenarios.class.getName() + ".main"),
+        assertEquals(JvmtiError.NONE, run.rc("other"), () -> "request(sleeper thread)\n" + run);
+        RecordedEvent event = run.onlyEventBiasedOn("target-sleeper", "sleeperMethod");
+        assertFalse(JfrFile.methods(event).contains(Scenarios.class.getName() + ".main"),
                 () -> "the requester's stack, not the target's: " + JfrFile.describe(event));
     }
 }

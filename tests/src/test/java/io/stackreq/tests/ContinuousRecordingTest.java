@@ -19,23 +19,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import io.stackreq.reliability.support.CliRun;
 import io.stackreq.testapp.ContinuousApp;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.openjdk.jmc.common.item.IItemCollection;
 import org.openjdk.jmc.common.item.IItemIterable;
 
@@ -52,8 +50,7 @@ class ContinuousRecordingTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void dumpsOfARunningRecordingHoldEveryEventRequestedASecondBeforeThem(Jdk jdk) throws Exception {
         Report report = runApp(jdk, "dumps", "");
         Path stopped = report.path("dump.stoppedDump");
@@ -85,8 +82,7 @@ class ContinuousRecordingTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void maxAgeDropsStackreqEventsWithTheJvmsEventsOfTheSameAge(Jdk jdk) throws Exception {
         int seconds = 60;
         int maxAge = 20;
@@ -128,8 +124,7 @@ class ContinuousRecordingTest {
                 + " s are missing, e.g. " + missing.subList(0, Math.min(10, missing.size())) + "; " + measured);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void settingsChangedOnRunningRecordingsReachTheNextRequests(Jdk jdk) throws Exception {
         Report report = runApp(jdk, "settings", "");
         Set<Long> expected = new HashSet<>();
@@ -137,7 +132,7 @@ class ContinuousRecordingTest {
         for (String phase : List.of("initiallyOff", "enabled", "disabled", "secondStarted", "secondStopped",
                 "jcmdStarted", "jcmdStopped", "enabledAgain")) {
             int wanted = phase.endsWith("Off") || phase.endsWith("disabled") || phase.endsWith("Stopped")
-                    ? Requester.NOT_AVAILABLE : Requester.NONE;
+                    ? JvmtiError.NOT_AVAILABLE : JvmtiError.NONE;
             assertEquals(wanted, report.getInt("phase." + phase + ".rc"),
                     () -> phase + ": requests never returned " + wanted + " within 10 s\n" + report);
             delays.append(phase).append(' ').append(report.getLong("phase." + phase + ".delayMicros") / 1000.0)
@@ -169,8 +164,7 @@ class ContinuousRecordingTest {
         assertTrue(seen.values().stream().allMatch(n -> n == 1), "an id has two events");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void inMemoryRecordingsHoldTheEventsInDumpsAndAtStop(Jdk jdk) throws Exception {
         Report report = runApp(jdk, "memory", "");
         Path running = report.path("dump.running");
@@ -189,8 +183,7 @@ class ContinuousRecordingTest {
         assertTrue(atStop.size() >= 50, () -> "the file at stop holds " + atStop.size());
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void sigkillLeavesAReadableRepositoryHoldingAllButTheLastChunksEvents(Jdk jdk) throws Exception {
         Path repository = dir.resolve("repository");
         Files.createDirectories(repository);
@@ -238,8 +231,7 @@ class ContinuousRecordingTest {
                 + " event in the repository, e.g. " + lost.subList(0, Math.min(10, lost.size())));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void withoutTheChunkHookStackreqSaysSoAndAppendsAtStop(Jdk jdk) throws Exception {
         Path recording = dir.resolve("fallback.jfr");
         Path out = dir.resolve("fallback.txt");

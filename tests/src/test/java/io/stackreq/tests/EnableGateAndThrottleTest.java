@@ -9,15 +9,14 @@ import java.util.List;
 import java.util.Set;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 4: the event's JFR settings gate the machinery. Without
@@ -29,17 +28,14 @@ class EnableGateAndThrottleTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void withoutTheEnabledSettingRequestsAreNotAvailableAndNothingIsWritten(Jdk jdk) throws Exception {
         Path recording = dir.resolve("rec.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).flags("-XX:StartFlightRecording=filename=" + recording)
-                .main(BusyThreads.class, "out=" + reportFile, "threads=2", "seconds=1.5").run();
-        Report report = Report.read(reportFile);
-        assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        Report report = JvmRun.on(jdk, dir).flags("-XX:StartFlightRecording=filename=" + recording)
+                .runForReport(BusyThreads.class, "threads=2", "seconds=1.5");
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("issued") >= 50, () -> "too few timer requests to judge\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NOT_AVAILABLE),
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NOT_AVAILABLE),
                 () -> "every request must return NOT_AVAILABLE (98)\n" + report);
         assertTrue(JfrFile.events(recording, "jdk.ThreadStart").size() > 0,
                 "the JVM's own recording is unreadable or empty");
@@ -48,17 +44,14 @@ class EnableGateAndThrottleTest {
                 + JfrFile.describe(events.get(0)));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void throttleOf100PerSecondKeepsTheRateNear100PerSecond(Jdk jdk) throws Exception {
         Path recording = dir.resolve("throttled.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=3",
-                "recordTo=" + recording, "throttle=100/s").run();
-        Report report = Report.read(reportFile);
+        Report report = JvmRun.on(jdk, dir).runForReport(BusyThreads.class, "threads=4", "seconds=3",
+                "recordTo=" + recording, "throttle=100/s");
         double seconds = report.getLong("elapsedNanos") / 1e9;
         double expected = 100 * seconds;
-        long offered = report.rc(Requester.NONE);
+        long offered = report.rc(JvmtiError.NONE);
         assertEquals(report.getLong("issued"), offered, () -> "throttled requests also return NONE\n" + report);
         // A machine too loaded to offer 150 requests/s cannot show throttling either way.
         org.junit.jupiter.api.Assumptions.assumeTrue(offered >= 1.5 * expected, () -> "only " + offered

@@ -9,17 +9,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 6: {@code file=PATH} with no JFR recording at all (JFR never started in the
@@ -30,17 +29,14 @@ class FileModeTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void standaloneRecordingHoldsEveryAcceptedRequest(Jdk jdk) throws Exception {
         Path file = dir.resolve("standalone.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
-                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2").run();
-        Report report = Report.read(reportFile);
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
+                .runForReport(BusyThreads.class, "threads=4", "seconds=2");
         assertEquals("false", report.get("jfrInitialized"), () -> "JFR was started in the JVM\n" + report);
-        assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE),
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE),
                 () -> "file= mode needs no recording: every request must return NONE\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 50, () -> "too few requests to judge\n" + report);
@@ -59,7 +55,7 @@ class FileModeTest {
         Accounting.assertExactAccounting(JfrFile.lastStatistics(file), report, events.size());
 
         List<Long> jmcUserData = new ArrayList<>();
-        JmcFile.requests(JmcFile.load(file)).forEach(r -> jmcUserData.add(r.userData));
+        JmcFile.requests(JmcFile.load(file)).forEach(r -> jmcUserData.add(r.userData()));
         Accounting.assertEachIdExactlyOnce(accepted, jmcUserData, "JMC, file=");
     }
 
@@ -68,15 +64,12 @@ class FileModeTest {
      * timers fire: a request captured just before a chunk is cut must land in the next chunk,
      * not be lost between the two.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void noRequestIsLostBetweenChunksWrittenEvery10ms(Jdk jdk) throws Exception {
         Path file = dir.resolve("chunked.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).stackreqOptions("file=" + file + ",stats=10ms")
-                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2").run();
-        Report report = Report.read(reportFile);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE), () -> "requests refused\n" + report);
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file + ",stats=10ms")
+                .runForReport(BusyThreads.class, "threads=4", "seconds=2");
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE), () -> "requests refused\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 50, () -> "too few requests to judge\n" + report);
         List<RecordedEvent> events = JfrFile.requests(file);

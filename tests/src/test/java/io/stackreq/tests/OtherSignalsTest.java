@@ -9,16 +9,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 1 without JFR in the way: timer requests must stay unbiased and walkable
@@ -32,17 +31,14 @@ class OtherSignalsTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void timerRequestsStayWalkableWhileAnotherSignalHandlerIsEntered(Jdk jdk) throws Exception {
         Path file = dir.resolve("poked.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
-                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2", "pokeUs=5000").run();
-        Report report = Report.read(reportFile);
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
+                .runForReport(BusyThreads.class, "threads=4", "seconds=2", "pokeUs=5000");
         assertEquals(0, report.getLong("pokeErrors"), () -> "poke failed\n" + report);
         assertTrue(report.getLong("pokes") >= 100, () -> "too few other signals\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE), () -> "requests refused\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE), () -> "requests refused\n" + report);
         assertTrue(report.getLongs("accepted").length >= 50, () -> "too few requests to judge\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(file);

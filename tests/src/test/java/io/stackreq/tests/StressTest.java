@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.testapp.Stress;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
@@ -17,10 +17,9 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 8: requests from real timer signals on 8 threads for 10 s while they burn
@@ -32,24 +31,21 @@ class StressTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void eightSignalledThreadsWithGcAndClassUnloading(Jdk jdk) throws Exception {
         Path recording = dir.resolve("stress.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
+        Report report = JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
                 .flags("-Xmx96m", "-XX:StartFlightRecording=filename=" + recording
                         + ",+jdk.StackTraceRequest#enabled=true")
-                .main(Stress.class, "out=" + reportFile, "seconds=10").run();
-        Report report = Report.read(reportFile);
-        assertEquals(Requester.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
+                .runForReport(Stress.class, "seconds=10");
+        assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("loaders") >= 10, () -> "class loading did not run\n" + report);
         assertTrue(report.getLong("gcCount") >= 5, () -> "no GC pressure\n" + report);
         assertTrue(report.getLong("unloadedClasses") >= 1, () -> "no class was unloaded\n" + report);
         assertEquals(0, report.getLong("overflow"), () -> "ids overflowed the requester's table\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 1000, () -> "too few requests (" + accepted.length + ")\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE) + report.rc(Requester.OUT_OF_MEMORY),
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE) + report.rc(JvmtiError.OUT_OF_MEMORY),
                 () -> "only NONE and OUT_OF_MEMORY expected\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(recording);

@@ -20,11 +20,10 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.openjdk.jmc.common.item.IItemCollection;
 import org.openjdk.jmc.flightrecorder.stacktrace.tree.Node;
 
@@ -72,12 +71,10 @@ class TimerRequestsTest {
         if (run == null) {
             Path dir = work.resolve("jdk" + jdk.feature());
             Path recording = dir.resolve("rec.jfr");
-            Path report = dir.resolve("report.txt");
-            JvmRun.on(jdk, dir)
+            Report report = JvmRun.on(jdk, dir)
                     .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                    .main(BusyThreads.class, "out=" + report, "threads=4", "seconds=3", "intervalUs=1000")
-                    .run();
-            run = new Run(recording, Report.read(report), dir);
+                    .runForReport(BusyThreads.class, "threads=4", "seconds=3", "intervalUs=1000");
+            run = new Run(recording, report, dir);
             RUNS.put(jdk, run);
         }
         return run;
@@ -92,8 +89,7 @@ class TimerRequestsTest {
                 () -> "every timer request should return JVMTI_ERROR_NONE\n" + report);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void jdkReaderSeesEveryAcceptedIdOnceWithUnbiasedBusyStacks(Jdk jdk) throws Exception {
         Run run = run(jdk);
         assertRequestsAllAccepted(run);
@@ -134,18 +130,15 @@ class TimerRequestsTest {
      * interrupted the thread in the VM (a safepoint) the stack is the thread's own, never frames
      * of the handler or of another thread.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void signalHandlersWithoutUcontextGetBiasedFailedEventsExactlyOnce(Jdk jdk) throws Exception {
         Path dir = work.resolve("null-ucontext-jdk" + jdk.feature());
         Path recording = dir.resolve("rec.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir)
+        Report report = JvmRun.on(jdk, dir)
                 .requesterOptions("null-ucontext")
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2", "intervalUs=1000")
-                .run();
-        Run run = new Run(recording, Report.read(reportFile), dir);
+                .runForReport(BusyThreads.class, "threads=4", "seconds=2", "intervalUs=1000");
+        Run run = new Run(recording, report, dir);
         assertRequestsAllAccepted(run);
         List<RecordedEvent> events = JfrFile.requests(recording);
         Accounting.assertEachIdExactlyOnce(run.accepted, Accounting.userData(events), "null ucontext");
@@ -184,8 +177,7 @@ class TimerRequestsTest {
                         + JfrFile.describe(notOnTop.get(0))));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void jfrPrintOfTheSameJdkSeesTheSameEvents(Jdk jdk) throws Exception {
         Run run = run(jdk);
         assertRequestsAllAccepted(run);
@@ -214,22 +206,21 @@ class TimerRequestsTest {
                 + BURN + " on top; first event: " + events.get(0));
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void jmcAggregatesTheStacksToTheBusyMethod(Jdk jdk) throws Exception {
         Run run = run(jdk);
         assertRequestsAllAccepted(run);
         IItemCollection all = JmcFile.load(run.recording);
         List<JmcFile.Request> requests = JmcFile.requests(all);
         List<Long> userData = new ArrayList<>();
-        requests.forEach(r -> userData.add(r.userData));
+        requests.forEach(r -> userData.add(r.userData()));
         Accounting.assertEachIdExactlyOnce(run.accepted, userData, "JMC JfrLoaderToolkit");
-        long walked = requests.stream().filter(r -> !r.failed).count();
-        assertTrue(requests.stream().filter(r -> !r.failed).allMatch(r -> r.stackTrace != null
-                && !r.stackTrace.getFrames().isEmpty()), "JMC: an event that did not fail has no frames");
-        assertTrue(requests.stream().noneMatch(r -> r.biased), "JMC: biased timer request");
-        assertTrue(requests.stream().allMatch(r -> r.thread != null
-                && r.thread.getThreadName().startsWith("busy-")), "JMC: eventThread is not a busy thread");
+        long walked = requests.stream().filter(r -> !r.failed()).count();
+        assertTrue(requests.stream().filter(r -> !r.failed()).allMatch(r -> r.stackTrace() != null
+                && !r.stackTrace().getFrames().isEmpty()), "JMC: an event that did not fail has no frames");
+        assertTrue(requests.stream().noneMatch(r -> r.biased()), "JMC: biased timer request");
+        assertTrue(requests.stream().allMatch(r -> r.thread() != null
+                && r.thread().getThreadName().startsWith("busy-")), "JMC: eventThread is not a busy thread");
 
         Node root = JmcFile.topFrameTree(JmcFile.requestItems(all));
         Node heaviest = root.getChildren().stream().max(Comparator.comparingDouble(Node::getCumulativeWeight))

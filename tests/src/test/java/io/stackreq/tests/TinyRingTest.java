@@ -7,16 +7,15 @@ import java.nio.file.Path;
 import java.util.List;
 
 import io.stackreq.testapp.BusyThreads;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
-import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2, acceptance 5: with a two-slot ring ({@code ring=2}) 4 threads of 1 ms timer requests
@@ -27,17 +26,14 @@ class TinyRingTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void dropsAreCountedAndAccountingIsExact(Jdk jdk) throws Exception {
         Path recording = dir.resolve("rec.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).stackreqOptions("ring=2")
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("ring=2")
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .main(BusyThreads.class, "out=" + reportFile, "threads=4", "seconds=2").run();
-        Report report = Report.read(reportFile);
-        assertTrue(report.rc(Requester.OUT_OF_MEMORY) > 0, () -> "no request was dropped\n" + report);
-        assertEquals(report.getLong("issued"), report.rc(Requester.NONE) + report.rc(Requester.OUT_OF_MEMORY),
+                .runForReport(BusyThreads.class, "threads=4", "seconds=2");
+        assertTrue(report.rc(JvmtiError.OUT_OF_MEMORY) > 0, () -> "no request was dropped\n" + report);
+        assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE) + report.rc(JvmtiError.OUT_OF_MEMORY),
                 () -> "only NONE and OUT_OF_MEMORY expected\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(recording);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Loadable;
 import io.stackreq.testapp.Report;
 import io.stackreq.testapp.Requester;
@@ -18,10 +19,9 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 2 (emitter: "survives unloaded classes, frame shown as unknown, no crash"), the
@@ -36,17 +36,14 @@ class UnloadedClassesTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void framesOfUnloadedClassesAreResolvedOrUnknownAndReadable(Jdk jdk) throws Exception {
         Path recording = dir.resolve("unloaded.jfr");
-        Path reportFile = dir.resolve("report.txt");
         int rounds = 40;
-        JvmRun.on(jdk, dir)
+        Report report = JvmRun.on(jdk, dir)
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .main(UnloadedClasses.class, "out=" + reportFile, "rounds=" + rounds).run();
-        Report report = Report.read(reportFile);
-        assertEquals(rounds, report.rc(Requester.NONE), () -> "every request must return NONE\n" + report);
+                .runForReport(UnloadedClasses.class, "rounds=" + rounds);
+        assertEquals(rounds, report.rc(JvmtiError.NONE), () -> "every request must return NONE\n" + report);
         assertTrue(report.getLong("unloadedClasses") >= rounds / 2, () -> "classes were not unloaded\n" + report);
 
         List<RecordedEvent> events = JfrFile.requests(recording);

@@ -16,12 +16,11 @@ import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 12, acceptance 2: 2,000 virtual threads on two carriers mount and unmount five times
@@ -46,15 +45,12 @@ class VirtualThreadsTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void requestsInVirtualThreadsAreTheirsWithTheirFramesOnly(Jdk jdk) throws Exception {
         Assumptions.assumeTrue(jdk.feature() >= 21, "virtual threads exist from JDK 21 on; " + jdk + " has none");
         Path recording = dir.resolve("rec.jfr");
-        Path reportFile = dir.resolve("report.txt");
-        JvmRun.on(jdk, dir).flags("-Djdk.virtualThreadScheduler.parallelism=2")
-                .main(VirtualThreads.class, "out=" + reportFile, "rec=" + recording).run();
-        Report report = Report.read(reportFile);
+        Report report = JvmRun.on(jdk, dir).flags("-Djdk.virtualThreadScheduler.parallelism=2")
+                .runForReport(VirtualThreads.class, "rec=" + recording);
         assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
         assertTrue(report.getInt("carriersArmed") >= 1, () -> "no carrier got a timer\n" + report);
         assertEquals(0, report.getInt("explicitNotNone"), () -> "requests of virtual threads refused\n" + report);

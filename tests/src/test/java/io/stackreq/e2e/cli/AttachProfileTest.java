@@ -19,12 +19,13 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.stackreq.demo.TwoPhase;
 import io.stackreq.testapp.AttachTarget;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import io.stackreq.tests.support.OnEachJdk;
 
 /**
  * Issue 16, acceptance 1-4: a JVM started without agents ({@link AttachTarget}: two workers
@@ -47,14 +48,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class AttachProfileTest {
     private static final String TARGET = AttachTarget.class.getName();
-    private static final String[] METHODS = {TARGET + ".methodA", TARGET + ".methodB", TARGET + ".methodC"};
-    private static final int UNATTACHED_THREAD = 115;
+    private static final String[] METHODS = {TwoPhase.METHOD_A, TwoPhase.METHOD_B, TARGET + ".methodC"};
     private static final long MAX_RSS_GROWTH_KIB = 10 * 1024;
     private static final int CYCLES = 5;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void profilesARunningJvmAccuratelyAndRepeatedly(Jdk jdk) throws Exception {
         Path dir = JvmRun.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve("attach");
         Profiles.deleteTree(dir);
@@ -123,8 +122,8 @@ class AttachProfileTest {
         for (int i = 0; i < METHODS.length; i++) {
             truth[i] = 100 * truth[i] / truthSum;
             measured[i] = 100 * measured[i] / measuredSum;
-            table.append(String.format(Locale.ROOT, " %s %.2f%% vs %.2f%%;", METHODS[i].substring(TARGET.length() + 1),
-                    measured[i], truth[i]));
+            String method = METHODS[i].substring(METHODS[i].lastIndexOf('.') + 1);
+            table.append(String.format(Locale.ROOT, " %s %.2f%% vs %.2f%%;", method, measured[i], truth[i]));
         }
         table.append(String.format(Locale.ROOT, " A+B+C are %.1f%% of all samples; quality %s", measuredSum,
                 json.path("quality")));
@@ -157,7 +156,7 @@ class AttachProfileTest {
         List<String> sampleLines = Files.readAllLines(out.resolve("samples.jsonl"));
         JsonNode end = JSON.readTree(sampleLines.get(sampleLines.size() - 1));
         assertEquals("end", end.path("type").asText(), "samples.jsonl has no end line");
-        assertFalse(end.path("errors").has(Integer.toString(UNATTACHED_THREAD)),
+        assertFalse(end.path("errors").has(Integer.toString(JvmtiError.UNATTACHED_THREAD)),
                 () -> "requests refused with UNATTACHED_THREAD: " + end);
     }
 

@@ -14,8 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import io.stackreq.tests.support.OnEachJdk;
 import org.openjdk.jmc.common.IMCFrame;
 import org.openjdk.jmc.common.IMCStackTrace;
 import org.openjdk.jmc.common.IMCThread;
@@ -50,8 +49,7 @@ class EnrichInJmcTest {
     private static final IAttribute<IQuantity> PAGE_FAULTS =
             Attribute.attr("pageFaults", "page-faults", UnitLookup.NUMBER);
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void enrichedRecordingLoadsInJmcWithStacksAndCounters(Jdk jdk) {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         Path enriched = run.workDir().resolve("enriched.jfr");

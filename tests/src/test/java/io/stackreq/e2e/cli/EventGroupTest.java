@@ -12,8 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.tests.support.Jdk;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import io.stackreq.tests.support.OnEachJdk;
 
 /**
  * Issue 3, acceptance 2: {@code profile -e task-clock+page-faults} of PageToucher gives every
@@ -24,8 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EventGroupTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void everySampleHasTheDeltasOfBothCounters(Jdk jdk) throws IOException {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         List<String> lines = Files.readAllLines(run.file("samples.jsonl"));
@@ -57,8 +55,7 @@ class EventGroupTest {
         assertTrue(faults >= 10_000, "page-faults deltas add up to only " + faults);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void pageFaultMetricAttributesFaultsToTheMethodThatTouchesFreshMemory(Jdk jdk) {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         JsonNode byFaults = run.report("--metric", "page-faults", "--top", "0");

@@ -17,10 +17,9 @@ import java.util.regex.Pattern;
 
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 3, acceptance 4: the {@code flame.html} of a TwoPhase profile, opened from disk in headless
@@ -66,8 +65,7 @@ class FlameGraphBrowserTest {
         assertTrue(console.get(1).contains("Uncaught ReferenceError"), () -> console.toString());
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void flameGraphShowsTheHotMethodAsWideAsItsShareWithoutConsoleErrors(Jdk jdk) {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         double totalPct = Profiles.entry(run.report(), Profiles.METHOD_A).path("totalPct").asDouble();
@@ -88,8 +86,7 @@ class FlameGraphBrowserTest {
         assertFalse(frames.stream().anyMatch(Frame::isMatch), () -> "frames highlighted without a search");
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void searchHighlightsTheHotMethodAndNothingElse(Jdk jdk) throws IOException {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         double totalPct = Profiles.entry(run.report(), Profiles.METHOD_A).path("totalPct").asDouble();

@@ -26,8 +26,7 @@ import io.stackreq.output.EnrichedRecordingWriter;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JvmRun;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import io.stackreq.tests.support.OnEachJdk;
 
 /**
  * Issue 14, acceptance 2-4 and 7: the {@code profile.pb.gz} and {@code profile.otlp.pb} of
@@ -43,8 +42,7 @@ class FleetFormatsTest {
     private static final Pattern TOP_ROW =
             Pattern.compile("^\\s*(\\d+)(?:ns)?\\s+\\S+%\\s+\\S+%\\s+(\\d+)(?:ns)?\\s+\\S+%\\s+(\\S.*)$");
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void goToolPprofTopWeighsEveryFunctionAsTheReport(Jdk jdk) {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         for (String metric : METRICS) {
@@ -65,8 +63,7 @@ class FleetFormatsTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void goToolPprofRawShowsSampleTypesPeriodAndThreadLabels(Jdk jdk) {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         String raw = pprof(run, "raw", "-raw").stdout();
@@ -94,8 +91,7 @@ class FleetFormatsTest {
                 .matcher(raw).find(), raw);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void otlpWeighsEveryFunctionAsTheReport(Jdk jdk) throws IOException {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         ExportProfilesServiceRequest request =
@@ -118,8 +114,7 @@ class FleetFormatsTest {
      * JDK under test prints every event with a stack, and {@code RecordingFile} (this JVM's) reads
      * counters that add up to the report's totals.
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void theJdksReaderReadsProfileJfrWithStacks(Jdk jdk) throws IOException {
         Profiles.Profiled run = Profiles.pageFaults(jdk);
         Path profileJfr = run.file("profile.jfr");

@@ -14,9 +14,8 @@ import java.util.List;
 
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 3, acceptance 3: on this machine (no hardware PMU) {@code profile -e cache-misses} fails:
@@ -29,15 +28,13 @@ class HardwareEventTest {
     Path dir;
 
     /** The command the issue names: a HW event and no period, so the event's default period applies. */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void hardwareEventFailsWithOneLineNamingTheEventAndErrno(Jdk jdk) throws IOException {
         assertFailsNamingTheEvent(jdk, List.of("-e", "cache-misses"));
     }
 
     /** With an explicit period: the same failure, so the perf agent's message is not in doubt. */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void hardwareEventWithPeriodFailsWithOneLineNamingTheEventAndErrno(Jdk jdk) throws IOException {
         assertFailsNamingTheEvent(jdk, List.of("-e", "cache-misses", "-p", "10000"));
     }

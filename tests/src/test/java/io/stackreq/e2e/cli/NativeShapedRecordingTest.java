@@ -22,14 +22,13 @@ import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedThread;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 3, acceptance 6: a recording written by JMC's {@code flightrecorder.writer} with
@@ -143,8 +142,7 @@ class NativeShapedRecordingTest {
      * and the same joined samples. Only what a JDK's recording cannot have differs: stackreq's
      * statistics, and the javaThreadId (the writer's thread type has none).
      */
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void stackreqsOwnRecordingRewrittenInTheJdkShapeJoinsTheSame(Jdk jdk) throws IOException {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         Path own = run.file("recording.jfr");

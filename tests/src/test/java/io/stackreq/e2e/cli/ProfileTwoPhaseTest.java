@@ -11,8 +11,7 @@ import java.nio.file.Path;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.stackreq.tests.support.Jdk;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import io.stackreq.tests.support.OnEachJdk;
 
 /**
  * Issue 3, acceptance 1: {@code stackreq profile -e task-clock -i 1ms} of TwoPhase (methodA burns
@@ -21,8 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * of the samples matched; and profile writes every file it promises.
  */
 class ProfileTwoPhaseTest {
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void profileWritesEveryFileAndPrintsTheReport(Jdk jdk) throws IOException {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         for (String name : Profiles.OUTPUT_FILES) {
@@ -36,8 +34,7 @@ class ProfileTwoPhaseTest {
         assertTrue(run.result().stdout().contains("Results in " + run.out()), () -> "no 'Results in'\n" + run);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @OnEachJdk
     void methodsGetTheirShareOfCpuAndNearlyEverySampleMatches(Jdk jdk) {
         Profiles.Profiled run = Profiles.twoPhase(jdk);
         JsonNode report = run.report();

@@ -21,15 +21,6 @@ public final class Chaos {
     /** Mutation value bit: the request was made by the agent's VMDeath callback. */
     public static final int AT_DEATH = 0x4000;
 
-    public static final int NONE = 0;
-    public static final int INVALID_THREAD = 10;
-    public static final int THREAD_NOT_ALIVE = 15;
-    public static final int NOT_AVAILABLE = 98;
-    public static final int OUT_OF_MEMORY = 110;
-    public static final int WRONG_PHASE = 112;
-    public static final int UNATTACHED_THREAD = 115;
-    public static final int INVALID_ENVIRONMENT = 116;
-
     private Chaos() {
     }
 

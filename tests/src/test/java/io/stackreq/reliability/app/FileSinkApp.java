@@ -1,6 +1,5 @@
 package io.stackreq.reliability.app;
 
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.stackreq.testapp.Args;
@@ -25,17 +24,7 @@ public final class FileSinkApp {
         Report report = new Report();
         report.put("enable.rc", Chaos.enable());
         AtomicBoolean running = new AtomicBoolean(true);
-        CountDownLatch registered = new CountDownLatch(2);
-        for (int kind : new int[] {0, 1}) {
-            Thread worker = new Thread(() -> {
-                Chaos.register();
-                registered.countDown();
-                Workloads.run(kind, running::get);
-            }, "sink-" + Workloads.KINDS[kind]);
-            worker.setDaemon(true);
-            worker.start();
-        }
-        registered.await();
+        Workloads.startRegistered("sink-", running, 0, 1);
         Chaos.startPacersOrThrow(4, a.getInt("hz", 1000), 0);
         long requests = a.getLong("requests", 2000);
         while (Chaos.issued() < requests) {

@@ -5,10 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.stackreq.testapp.Args;
+import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -44,18 +44,7 @@ public final class ShutdownApp {
         Report report = new Report();
         report.put("enable.rc", Chaos.enable());
         AtomicBoolean running = new AtomicBoolean(true);
-        CountDownLatch registered = new CountDownLatch(3);
-        int[] kinds = {0, 1, 3};
-        for (int kind : kinds) {
-            Thread worker = new Thread(() -> {
-                Chaos.register();
-                registered.countDown();
-                Workloads.run(kind, running::get);
-            }, "shutdown-" + Workloads.KINDS[kind]);
-            worker.setDaemon(true);
-            worker.start();
-        }
-        registered.await();
+        Workloads.startRegistered("shutdown-", running, 0, 1, 3);
         Chaos.startPacersOrThrow(4, 1000, 0);
         Thread.sleep(a.getInt("runMs", 800));
         switch (mode) {
@@ -90,7 +79,7 @@ public final class ShutdownApp {
         long missing = 0;
         StringBuilder missingIds = new StringBuilder();
         for (long id = 1; id <= after; id++) {
-            if (Chaos.resultOf(id) == Chaos.NONE) {
+            if (Chaos.resultOf(id) == JvmtiError.NONE) {
                 accepted++;
                 if (!inFile.containsKey(id)) {
                     missing++;

@@ -4,6 +4,8 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -85,6 +87,24 @@ final class Workloads {
     }
 
     static final String[] KINDS = {"burn", "allocate", "copy", "sleep", "jni"};
+
+    /**
+     * Starts a daemon thread per kind, named prefix + its KINDS name, that registers with libchaos and then runs
+     * the kind's loop while running; returns once every one has registered.
+     */
+    static void startRegistered(String prefix, AtomicBoolean running, int... kinds) throws InterruptedException {
+        CountDownLatch registered = new CountDownLatch(kinds.length);
+        for (int kind : kinds) {
+            Thread worker = new Thread(() -> {
+                Chaos.register();
+                registered.countDown();
+                run(kind, running::get);
+            }, prefix + KINDS[kind]);
+            worker.setDaemon(true);
+            worker.start();
+        }
+        registered.await();
+    }
 
     static long gcCount() {
         long count = 0;

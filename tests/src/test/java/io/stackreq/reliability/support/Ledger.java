@@ -3,7 +3,7 @@ package io.stackreq.reliability.support;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.stackreq.reliability.app.Chaos;
+import io.stackreq.testapp.JvmtiError;
 
 /**
  * The accounting identities, checked between what libchaos.so saw returned and what the
@@ -27,7 +27,7 @@ public final class Ledger {
         long unexpectedCount = 0;
         for (long id = 1; id <= results.count(); id++) {
             int events = scan.events(id);
-            if (results.rc(id) == Chaos.NONE) {
+            if (results.rc(id) == JvmtiError.NONE) {
                 if (events == 0) {
                     missingCount++;
                     if (missing.size() < 20) {
@@ -67,7 +67,7 @@ public final class Ledger {
         long wrong = 0;
         List<String> examples = new ArrayList<>();
         for (long id = 1; id <= results.count(); id++) {
-            if (results.rc(id) != Chaos.NONE || scan.events(id) == 0) {
+            if (results.rc(id) != JvmtiError.NONE || scan.events(id) == 0) {
                 continue;
             }
             if (scan.osThread(id) != results.tid(id)) {
@@ -113,8 +113,8 @@ public final class Ledger {
             problems.add("emitted " + emitted + " != " + scan.requestEvents + " events in the file" + statistics);
         }
         if (onlyRequester) {
-            long none = results.countWithRc(Chaos.NONE);
-            long outOfMemory = results.countWithRc(Chaos.OUT_OF_MEMORY);
+            long none = results.countWithRc(JvmtiError.NONE);
+            long outOfMemory = results.countWithRc(JvmtiError.OUT_OF_MEMORY);
             if (dropped != outOfMemory) {
                 problems.add("dropped " + dropped + " != " + outOfMemory + " requests that returned OUT_OF_MEMORY"
                         + statistics);

@@ -2,6 +2,8 @@ package io.stackreq.reliability.support;
 
 import java.nio.file.Path;
 
+import io.stackreq.tests.support.JvmRun;
+
 /**
  * Sizes of the reliability runs: short in CI, long with {@code -Dstackreq.long=true} (see
  * docs/reliability.md). Everything that depends on the mode is here, so the two are easy to
@@ -32,26 +34,10 @@ public final class Reliability {
     }
 
     public static Path chaosLibrary() {
-        return Path.of(property("stackreq.test.native.dir", "tests/target/test-native")).resolve("libchaos.so");
+        return JvmRun.testNativeDir().resolve("libchaos.so");
     }
 
     public static Path perfAgentLibrary() {
-        return Path.of(property("stackreq.native.dir", "jvmti-ext/target/native")).resolve("libstackreq-perf.so");
-    }
-
-    public static Path nativeDir() {
-        return Path.of(property("stackreq.native.dir", "jvmti-ext/target/native"));
-    }
-
-    public static Path cliJar() {
-        return Path.of(property("stackreq.cli.jar", "analysis/target/stackreq.jar"));
-    }
-
-    private static String property(String key, String relativeToRoot) {
-        String value = System.getProperty(key);
-        if (value != null) {
-            return value;
-        }
-        return Path.of(System.getProperty("stackreq.root", "..")).resolve(relativeToRoot).toString();
+        return JvmRun.nativeDir().resolve("libstackreq-perf.so");
     }
 }

@@ -16,18 +16,8 @@ import io.stackreq.tests.support.JvmRun;
  * A real recording and sample file for the CLI tests: one {@code stackreq profile} run of
  * {@link Spin} on the first configured JDK, made once per test JVM and shared.
  */
-public final class Seeds {
+public record Seeds(Jdk jdk, Path recording, Path samples) {
     private static Seeds seeds;
-
-    public final Jdk jdk;
-    public final Path recording;
-    public final Path samples;
-
-    private Seeds(Jdk jdk, Path recording, Path samples) {
-        this.jdk = jdk;
-        this.recording = recording;
-        this.samples = samples;
-    }
 
     public static synchronized Seeds get() {
         if (seeds == null) {
@@ -37,11 +27,12 @@ public final class Seeds {
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(root)));
                 Path out = root.resolve("profile");
                 CliRun.Result result = CliRun.inProcess("profile", "--java", jdk.java(), "--agent-dir",
-                        Reliability.nativeDir(), "-o", out, "--", "-cp", JvmRun.testClasses().toAbsolutePath(),
+                        JvmRun.nativeDir(), "-o", out, "--", "-cp", JvmRun.testClasses().toAbsolutePath(),
                         Spin.class.getName(), "seconds=1");
                 assertEquals("0", result.exit(), () -> "stackreq profile failed\n" + result);
                 Seeds made = new Seeds(jdk, out.resolve("recording.jfr"), out.resolve("samples.jsonl"));
-                assertTrue(Files.size(made.recording) > 0 && Files.size(made.samples) > 0, () -> "no seeds\n" + result);
+                assertTrue(Files.size(made.recording()) > 0 && Files.size(made.samples()) > 0,
+                        () -> "no seeds\n" + result);
                 seeds = made;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -12,13 +12,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.stackreq.demo.TwoPhase;
 import io.stackreq.testapp.AttachTarget;
 
 /**
  * An {@link AttachTarget} JVM started without agents and running in the background (through
  * {@link JvmRun}, whose hang watchdog and crash logs apply), for the tests that attach to it.
  */
-public final class AttachTargetRun {
+public final class AttachTargetRun implements AutoCloseable {
     private final Path workDir;
     private final CompletableFuture<JvmRun.Result> run;
 
@@ -35,7 +36,7 @@ public final class AttachTargetRun {
             throw new UncheckedIOException(e);
         }
         return new AttachTargetRun(workDir, CompletableFuture.supplyAsync(() -> JvmRun.on(jdk, workDir)
-                .withoutStackreq().withoutRequester().name("target").flags(flags)
+                .withoutStackreq().withoutRequester().name("target").flags(flags).alsoOnClassPath(TwoPhase.class)
                 .main(AttachTarget.class, "dir=" + workDir, "warmupSeconds=" + warmupSeconds)
                 .timeout(Duration.ofSeconds(240)).start()));
     }
@@ -61,5 +62,11 @@ public final class AttachTargetRun {
     public JvmRun.Result stop() throws IOException, InterruptedException, ExecutionException, TimeoutException {
         requestStop();
         return run.get(120, TimeUnit.SECONDS);
+    }
+
+    /** {@link #stop()}, for the tests that do not look at how it ended. */
+    @Override
+    public void close() throws Exception {
+        stop();
     }
 }

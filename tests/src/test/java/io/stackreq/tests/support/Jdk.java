@@ -11,17 +11,13 @@ import java.util.stream.Stream;
 
 /**
  * A JDK the JVM-launching tests run on. {@link #all()} is the {@code @MethodSource} of every such
- * test: the homes in system property {@code stackreq.jdks} (comma separated; tests/run passes the
- * JDK 17 and 25 it found, a bare mvn passes JDK17_HOME and JDK25_HOME).
+ * test ({@link OnEachJdk}): the homes in system property {@code stackreq.jdks} (comma separated;
+ * tests/run passes the JDK 17 and 25 it found, a bare mvn passes JDK17_HOME and JDK25_HOME).
+ *
+ * @param home its home directory
+ * @param feature its feature release: 17, 25, ...
  */
-public final class Jdk {
-    private final Path home;
-    private final int feature;
-
-    private Jdk(Path home, int feature) {
-        this.home = home;
-        this.feature = feature;
-    }
+public record Jdk(Path home, int feature) {
 
     /** Every configured JDK; fails when one is missing rather than skipping it silently. */
     public static Stream<Jdk> all() {
@@ -56,31 +52,12 @@ public final class Jdk {
         }
     }
 
-    public Path home() {
-        return home;
-    }
-
-    /** The feature release: 17, 25, ... */
-    public int feature() {
-        return feature;
-    }
-
     public Path java() {
         return home.resolve("bin/java");
     }
 
     public Path tool(String name) {
         return home.resolve("bin").resolve(name);
-    }
-
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof Jdk && ((Jdk) other).home.equals(home);
-    }
-
-    @Override
-    public int hashCode() {
-        return home.hashCode();
     }
 
     @Override

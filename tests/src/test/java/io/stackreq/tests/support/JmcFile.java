@@ -30,20 +30,7 @@ public final class JmcFile {
     }
 
     /** One jdk.StackTraceRequest item as JMC sees it. */
-    public static final class Request {
-        public final long userData;
-        public final boolean failed;
-        public final boolean biased;
-        public final IMCStackTrace stackTrace;
-        public final IMCThread thread;
-
-        Request(long userData, boolean failed, boolean biased, IMCStackTrace stackTrace, IMCThread thread) {
-            this.userData = userData;
-            this.failed = failed;
-            this.biased = biased;
-            this.stackTrace = stackTrace;
-            this.thread = thread;
-        }
+    public record Request(long userData, boolean failed, boolean biased, IMCStackTrace stackTrace, IMCThread thread) {
     }
 
     public static IItemCollection load(Path file) {

@@ -3,7 +3,9 @@ package io.stackreq.tests.support;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.File;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +14,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.stackreq.testapp.Report;
+
 /**
  * Runs a child process of a test: a workload class in a JVM of one JDK with libstackreq.so and
  * (by default) the test requester agent ({@link #on}),
@@ -19,7 +23,7 @@ import java.util.List;
  * <pre>
  * java -agentpath:${stackreq.native.dir}/libstackreq.so[=opts]
  *      -agentpath:${stackreq.test.native.dir}/librequester.so[=opts]
- *      -XX:ErrorFile=WORK/NAME-hs_err_pid%p.log flags... -cp ${stackreq.test.classes} main args...
+ *      -XX:ErrorFile=WORK/NAME-hs_err_pid%p.log flags... -cp ${stackreq.test.classes}[:more] main args...
  * </pre>
  *
  * the stackreq CLI jar ({@link #cli}), or a command the test built ({@link #command}), under an
@@ -40,6 +44,7 @@ public final class JvmRun {
     private String requesterOptions = "";
     private boolean requester = true;
     private final List<String> flags = new ArrayList<>();
+    private final List<String> classPath = new ArrayList<>();
     private String mainClass;
     private final List<String> args = new ArrayList<>();
     private List<String> cliArgs;
@@ -96,6 +101,16 @@ public final class JvmRun {
         return this;
     }
 
+    /** Puts the class directory or jar that holds type on the class path, after the test classes. */
+    public JvmRun alsoOnClassPath(Class<?> type) {
+        try {
+            classPath.add(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(e);
+        }
+        return this;
+    }
+
     public JvmRun flags(String... jvmFlags) {
         flags.addAll(Arrays.asList(jvmFlags));
         return this;
@@ -105,6 +120,18 @@ public final class JvmRun {
         this.mainClass = main.getName();
         args.addAll(Arrays.asList(mainArgs));
         return this;
+    }
+
+    /**
+     * Runs main with args and {@code out=NAME-report.txt} in the work directory ({@link #run()}), and reads the
+     * {@link Report} main wrote there.
+     */
+    public Report runForReport(Class<?> main, String... mainArgs) throws IOException {
+        Path file = workDir.resolve(name + "-report.txt");
+        main(main, mainArgs);
+        args.add("out=" + file);
+        run();
+        return Report.read(file);
     }
 
     public JvmRun timeout(Duration limit) {
@@ -129,7 +156,12 @@ public final class JvmRun {
     }
 
     public static Path requesterLibrary() {
-        return Path.of(property("stackreq.test.native.dir", "tests/target/test-native")).resolve("librequester.so");
+        return testNativeDir().resolve("librequester.so");
+    }
+
+    /** Where the test agents (librequester.so, libchaos.so, ...) are built. */
+    public static Path testNativeDir() {
+        return Path.of(property("stackreq.test.native.dir", "tests/target/test-native"));
     }
 
     public static Path testClasses() {
@@ -154,6 +186,12 @@ public final class JvmRun {
         String classes = System.getProperty("stackreq.test.classes");
         Path target = classes != null ? Path.of(classes).getParent() : Path.of("target");
         return target.toAbsolutePath().normalize();
+    }
+
+    private List<String> testClassPath() {
+        List<String> entries = new ArrayList<>(List.of(testClasses().toAbsolutePath().toString()));
+        entries.addAll(classPath);
+        return entries;
     }
 
     private static String property(String key, String relativeToRoot) {
@@ -189,7 +227,7 @@ public final class JvmRun {
             return command;
         }
         command.add("-cp");
-        command.add(testClasses().toAbsolutePath().toString());
+        command.add(String.join(File.pathSeparator, testClassPath()));
         if (mainClass == null) {
             throw new IllegalStateException("no main class");
         }
