@@ -36,11 +36,14 @@ class VirtualThreadsTest {
     static final String ENTRY = "jdk.internal.vm.Continuation.enterSpecial";
     static final String VIRTUAL_RUN = "java.lang.VirtualThread.run";
     /**
-     * VirtualThread.notifyJvmtiStart, notifyJvmtiEnd, notifyJvmtiMount...: a signal right after
-     * stackreq's mount callback, still in the JVM's start or mount transition, finds the virtual
-     * thread's frames before VirtualThread.run is called (or after it returned): a whole stack too.
+     * A signal in the virtual thread's start or end transition (VirtualThread.notifyJvmtiStart,
+     * the continuation's run before VirtualThread.run is called or after it returned) finds only
+     * these JDK frames above the entry: a whole stack too.
      */
-    static final String JVMTI_TRANSITION = "java.lang.VirtualThread.notifyJvmti";
+    static boolean inTransition(List<String> methods) {
+        return methods.stream().allMatch(m -> m.startsWith("java.lang.VirtualThread.")
+                || m.startsWith("java.lang.VirtualThread$") || m.startsWith("jdk.internal.vm.Continuation."));
+    }
 
     @TempDir
     Path dir;
@@ -92,7 +95,7 @@ class VirtualThreadsTest {
                     wrong.add("truncated through its entry: " + JfrFile.describe(event));
                 }
             } else if (!ENTRY.equals(methods.get(methods.size() - 1))
-                    || !(methods.contains(VIRTUAL_RUN) || methods.get(0).startsWith(JVMTI_TRANSITION))) {
+                    || !(methods.contains(VIRTUAL_RUN) || inTransition(methods))) {
                 wrong.add("not the whole virtual thread stack: " + JfrFile.describe(event));
             } else if (explicitRequest && !(Requester.class.getName() + ".request").equals(methods.get(0))) {
                 wrong.add("its own request is not at the call: " + JfrFile.describe(event));
