@@ -1,0 +1,109 @@
+#include "compiled_methods.h"
+
+#include <jvmticmlr.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace stackreq {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t value) { return (h ^ value) * 1099511628211ull; }
+
+}  // namespace
+
+uint64_t CompiledMethods::chain_hash(const jmethodID* methods, const jint* bcis, int32_t depth) {
+    uint64_t h = 1469598103934665603ull;
+    for (int32_t i = 0; i < depth; i++) {
+        h = mix(h, reinterpret_cast<uintptr_t>(methods[i]));
+        h = mix(h, static_cast<uint32_t>(bcis[i]));
+    }
+    return h;
+}
+
+bool CompiledMethods::matches(const Chain& chain, const CallFrame* frames, int32_t count) {
+    if (chain.depth == 0 || chain.depth > static_cast<uint32_t>(count)) return false;
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < chain.depth; i++) {
+        h = mix(h, reinterpret_cast<uintptr_t>(frames[i].method));
+        h = mix(h, static_cast<uint32_t>(frames[i].bci_or_marker));
+    }
+    return h == chain.hash;
+}
+
+void CompiledMethods::on_load(uintptr_t start, uint32_t size, const void* compile_info) {
+    Method method{size, {}};
+    for (auto* record = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); record != nullptr;
+         record = record->next) {
+        if (record->kind != JVMTI_CMLR_INLINE_INFO) continue;
+        auto* inline_info = reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(record);
+        for (jint p = 0; p < inline_info->numpcs; p++) {
+            const PCStackInfo& info = inline_info->pcinfo[p];
+            const uintptr_t pc = reinterpret_cast<uintptr_t>(info.pc);
+            if (pc < start || pc - start > size || info.numstackframes <= 0) continue;
+            method.chains.push_back(Chain{static_cast<uint32_t>(pc - start), static_cast<uint32_t>(info.numstackframes),
+                                          chain_hash(info.methods, info.bcis, info.numstackframes)});
+        }
+    }
+    std::stable_sort(method.chains.begin(), method.chains.end(),
+                     [](const Chain& a, const Chain& b) { return a.offset < b.offset; });
+    method.chains.shrink_to_fit();
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Code at these addresses was freed before (its unload event may still be on its way).
+    auto end = methods_.lower_bound(start + size);
+    auto first = methods_.lower_bound(start);
+    if (first != methods_.begin()) {
+        auto before = std::prev(first);
+        if (before->first + before->second.size > start) first = before;
+    }
+    methods_.erase(first, end);
+    methods_.emplace(start, std::move(method));
+}
+
+void CompiledMethods::on_unload(uintptr_t start) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    methods_.erase(start);
+}
+
+void CompiledMethods::on_generated(const char* name, uintptr_t start, uintptr_t size) {
+    if (std::strcmp(name, "Interpreter") != 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    interpreter_start_ = start;
+    interpreter_end_ = start + size;
+}
+
+int32_t CompiledMethods::type_top_frames(uintptr_t pc, CallFrame* frames, int32_t count) const {
+    if (count <= 0 || pc == 0 || frames[0].type == FrameType::kNative) return 0;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pc >= interpreter_start_ && pc < interpreter_end_) {
+        frames[0].type = FrameType::kInterpreted;
+        return 1;
+    }
+    auto after = methods_.upper_bound(pc);
+    if (after == methods_.begin()) return 0;
+    const auto& [start, method] = *std::prev(after);
+    if (pc - start >= method.size) return 0;
+    // The walk took the record strictly after pc, or at pc when it refined the top from pc - 1;
+    // a chain elsewhere in the method that is exactly the walked frames is the same scope.
+    const uint32_t offset = static_cast<uint32_t>(pc - start);
+    auto at = std::lower_bound(method.chains.begin(), method.chains.end(), offset,
+                               [](const Chain& chain, uint32_t value) { return chain.offset < value; });
+    const Chain* found = nullptr;
+    for (auto candidate = at; candidate != method.chains.end() && candidate - at < 2; ++candidate) {
+        if (matches(*candidate, frames, count)) {
+            found = &*candidate;
+            break;
+        }
+    }
+    for (auto candidate = method.chains.begin(); found == nullptr && candidate != method.chains.end(); ++candidate) {
+        if (matches(*candidate, frames, count)) found = &*candidate;
+    }
+    if (found == nullptr) return 0;
+    const int32_t depth = static_cast<int32_t>(found->depth);
+    for (int32_t i = 0; i + 1 < depth; i++) frames[i].type = FrameType::kInlined;
+    frames[depth - 1].type = FrameType::kCompiled;
+    return depth;
+}
+
+}  // namespace stackreq
