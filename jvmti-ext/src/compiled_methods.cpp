@@ -48,6 +48,17 @@ void CompiledMethods::on_load(uintptr_t start, uint32_t size, const void* compil
     }
     std::stable_sort(method.chains.begin(), method.chains.end(),
                      [](const Chain& a, const Chain& b) { return a.offset < b.offset; });
+    // A lookup takes the first record at or after a PC, so a run of records with one chain
+    // answers like its last record alone: only that one is kept.
+    size_t kept = 0;
+    for (const Chain& chain : method.chains) {
+        if (kept > 0 && method.chains[kept - 1].hash == chain.hash && method.chains[kept - 1].depth == chain.depth) {
+            method.chains[kept - 1].offset = chain.offset;
+        } else {
+            method.chains[kept++] = chain;
+        }
+    }
+    method.chains.resize(kept);
     method.chains.shrink_to_fit();
     std::lock_guard<std::mutex> lock(mutex_);
     // Code at these addresses was freed before (its unload event may still be on its way).

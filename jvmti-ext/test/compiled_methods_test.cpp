@@ -84,6 +84,25 @@ int main() {
     CHECK(code.type_top_frames(0, interpreted, 2) == 0);
     CHECK(interpreted[0].type == FrameType::kJava);
 
+    // Consecutive records with one chain (kept as one run): every PC before the run's last
+    // record still finds that chain.
+    constexpr uintptr_t kRun = 0x7f0000100000;
+    jmethodID run_methods[1] = {method(7)};
+    jint first_bcis[1] = {1};
+    jint second_bcis[1] = {2};
+    PCStackInfo run[4] = {{reinterpret_cast<void*>(kRun + 0x4), 1, run_methods, first_bcis},
+                          {reinterpret_cast<void*>(kRun + 0x8), 1, run_methods, first_bcis},
+                          {reinterpret_cast<void*>(kRun + 0xc), 1, run_methods, first_bcis},
+                          {reinterpret_cast<void*>(kRun + 0x10), 1, run_methods, second_bcis}};
+    jvmtiCompiledMethodLoadInlineRecord run_record{
+        {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, nullptr}, 4, run};
+    code.on_load(kRun, 0x20, &run_record);
+    for (uintptr_t pc = kRun; pc < kRun + 0xc; pc++) {
+        CallFrame in_run[2] = {{1, method(7)}, {5, method(4)}};
+        CHECK(code.type_top_frames(pc, in_run, 2) == 1);
+        CHECK(in_run[0].type == FrameType::kCompiled);
+    }
+
     // After the unload the code is unknown; new code loaded over the old range replaces it.
     code.on_unload(kStart);
     reset(walked, 4);

@@ -141,6 +141,13 @@ public final class CompiledCode {
         return best != null ? best : later;
     }
 
+    /** Whether pc is in the interpreter's code (DynamicCodeGenerated "Interpreter"). */
+    public boolean inInterpreter(long pc) {
+        Map.Entry<Long, Generated> entry = generated.floorEntry(pc);
+        return entry != null && pc < entry.getValue().start() + entry.getValue().size()
+                && entry.getValue().name().equals("Interpreter");
+    }
+
     /** Where pc is, for mismatch reports: a compiled method or VM code, and the offset in it. */
     public String describe(long pc, long sequence) {
         Method method = methodAt(pc, sequence);
