@@ -22,14 +22,18 @@ uint64_t CompiledMethods::chain_hash(const jmethodID* methods, const jint* bcis,
     return h;
 }
 
-bool CompiledMethods::matches(const Chain& chain, const CallFrame* frames, int32_t count) {
-    if (chain.depth == 0 || chain.depth > static_cast<uint32_t>(count)) return false;
+CompiledMethods::TopHashes::TopHashes(const CallFrame* frames, int32_t count) {
     uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < chain.depth; i++) {
+    depth_ = std::min<int32_t>(count, kMaxDepth);
+    for (int32_t i = 0; i < depth_; i++) {
         h = mix(h, reinterpret_cast<uintptr_t>(frames[i].method));
         h = mix(h, static_cast<uint32_t>(frames[i].bci_or_marker));
+        hashes_[i] = h;
     }
-    return h == chain.hash;
+}
+
+bool CompiledMethods::TopHashes::matches(const Chain& chain) const {
+    return chain.depth > 0 && chain.depth <= static_cast<uint32_t>(depth_) && hashes_[chain.depth - 1] == chain.hash;
 }
 
 void CompiledMethods::on_load(uintptr_t start, uint32_t size, const void* compile_info) {
@@ -98,17 +102,18 @@ int32_t CompiledMethods::type_top_frames(uintptr_t pc, CallFrame* frames, int32_
     // The walk took the record strictly after pc, or at pc when it refined the top from pc - 1;
     // a chain elsewhere in the method that is exactly the walked frames is the same scope.
     const uint32_t offset = static_cast<uint32_t>(pc - start);
+    const TopHashes top(frames, count);
     auto at = std::lower_bound(method.chains.begin(), method.chains.end(), offset,
                                [](const Chain& chain, uint32_t value) { return chain.offset < value; });
     const Chain* found = nullptr;
     for (auto candidate = at; candidate != method.chains.end() && candidate - at < 2; ++candidate) {
-        if (matches(*candidate, frames, count)) {
+        if (top.matches(*candidate)) {
             found = &*candidate;
             break;
         }
     }
     for (auto candidate = method.chains.begin(); found == nullptr && candidate != method.chains.end(); ++candidate) {
-        if (matches(*candidate, frames, count)) found = &*candidate;
+        if (top.matches(*candidate)) found = &*candidate;
     }
     if (found == nullptr) return 0;
     const int32_t depth = static_cast<int32_t>(found->depth);

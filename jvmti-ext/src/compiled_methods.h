@@ -42,7 +42,18 @@ private:
         uint32_t size;
         std::vector<Chain> chains;  // by offset
     };
-    static bool matches(const Chain& chain, const CallFrame* frames, int32_t count);
+    // chain_hash of the walk's top 1, 2, ... frames, for comparing them with many chains.
+    class TopHashes {
+    public:
+        TopHashes(const CallFrame* frames, int32_t count);
+        bool matches(const Chain& chain) const;
+
+    private:
+        // Chains deeper than this (far beyond HotSpot's inlining limits) are not typed.
+        static constexpr int32_t kMaxDepth = 64;
+        uint64_t hashes_[kMaxDepth];
+        int32_t depth_;
+    };
 
     mutable std::mutex mutex_;
     std::map<uintptr_t, Method> methods_;  // by start
