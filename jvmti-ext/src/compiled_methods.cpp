@@ -52,8 +52,8 @@ void CompiledMethods::on_load(uintptr_t start, uint32_t size, const void* compil
     }
     std::stable_sort(method.chains.begin(), method.chains.end(),
                      [](const Chain& a, const Chain& b) { return a.offset < b.offset; });
-    // A lookup takes the first record at or after a PC, so a run of records with one chain
-    // answers like its last record alone: only that one is kept.
+    // A lookup takes the first record after a PC, so a run of records with one chain answers
+    // like its last record alone: only that one is kept.
     size_t kept = 0;
     for (const Chain& chain : method.chains) {
         if (kept > 0 && method.chains[kept - 1].hash == chain.hash && method.chains[kept - 1].depth == chain.depth) {
@@ -95,23 +95,18 @@ int32_t CompiledMethods::type_top_frames(uintptr_t pc, CallFrame* frames, int32_
         frames[0].type = FrameType::kInterpreted;
         return 1;
     }
-    auto after = methods_.upper_bound(pc);
-    if (after == methods_.begin()) return 0;
-    const auto& [start, method] = *std::prev(after);
+    auto next_method = methods_.upper_bound(pc);
+    if (next_method == methods_.begin()) return 0;
+    const auto& [start, method] = *std::prev(next_method);
     if (pc - start >= method.size) return 0;
-    // The walk took the record strictly after pc, or at pc when it refined the top from pc - 1;
-    // a chain elsewhere in the method that is exactly the walked frames is the same scope.
     const uint32_t offset = static_cast<uint32_t>(pc - start);
     const TopHashes top(frames, count);
-    auto at = std::lower_bound(method.chains.begin(), method.chains.end(), offset,
-                               [](const Chain& chain, uint32_t value) { return chain.offset < value; });
-    const Chain* found = nullptr;
-    for (auto candidate = at; candidate != method.chains.end() && candidate - at < 2; ++candidate) {
-        if (top.matches(*candidate)) {
-            found = &*candidate;
-            break;
-        }
-    }
+    auto after = std::upper_bound(method.chains.begin(), method.chains.end(), offset,
+                                  [](uint32_t value, const Chain& chain) { return value < chain.offset; });
+    const Chain* found = after != method.chains.end() && top.matches(*after) ? &*after : nullptr;
+    // When the walked frames are not that record's chain (AsyncGetCallTrace passes over records
+    // without a scope; code unloaded and replaced in between), a chain of the same method that
+    // is exactly the walked frames is taken.
     for (auto candidate = method.chains.begin(); found == nullptr && candidate != method.chains.end(); ++candidate) {
         if (top.matches(*candidate)) found = &*candidate;
     }

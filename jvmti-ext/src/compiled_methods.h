@@ -22,11 +22,12 @@ public:
     void on_unload(uintptr_t start);
     void on_generated(const char* name, uintptr_t start, uintptr_t size);
 
-    // Types the frames (top first) of the physical frame at pc: Interpreted when pc is in the
-    // interpreter; when pc is in a compiled method and its top frames are exactly the inline
-    // chain of one of the method's PCs (the record at or after pc first, which the walk took),
-    // that chain's frames Inlined and its last one JIT compiled. Frames it cannot type keep
-    // their type. Returns how many frames it typed.
+    // Types the frames (top first) of the physical frame AsyncGetCallTrace walked from pc:
+    // Interpreted when pc is in the interpreter; when pc is in a compiled method, by the inline
+    // chain of the first record strictly after pc (the one AsyncGetCallTrace takes) when the
+    // top frames are exactly that chain, else by another chain of the method that is exactly
+    // them: that chain's frames Inlined and its last one JIT compiled. Frames it cannot type
+    // keep their type. Returns how many frames it typed.
     int32_t type_top_frames(uintptr_t pc, CallFrame* frames, int32_t count) const;
 
     // Exposed for tests: the hash type_top_frames compares a chain with the walked frames by.

@@ -162,7 +162,9 @@ bool probe_aligns(const CallFrame* probe, int32_t probed, const CallFrame* frame
     return compared >= std::min(count - 1, kProbeDepth - 1 - extra);
 }
 
-int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_t count, uint32_t max_depth) {
+// When the probe's top frames are taken, the top physical frame was walked from pc - 1: *top_pc.
+int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_t count, uint32_t max_depth,
+                          uintptr_t* top_pc) {
     Registers registers = read_registers(ucontext);
     registers.pc -= 1;
     CallFrame probe[kProbeDepth];
@@ -179,10 +181,12 @@ int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_
     if (extra < 0) return count;
     if (extra == 0) {
         frames[0] = probe[0];
+        *top_pc = registers.pc;
         return count;
     }
     const int32_t kept = std::min<int32_t>(count - 1, static_cast<int32_t>(max_depth) - 1 - extra);
     if (kept < 0) return count;
+    *top_pc = registers.pc;
     std::memmove(frames + 1 + extra, frames + 1, static_cast<size_t>(kept) * sizeof(CallFrame));
     for (int32_t i = 0; i <= extra; i++) frames[i] = probe[i];
     return 1 + extra + kept;
@@ -231,7 +235,7 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
     if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
     if (result > 0) {
         *top_pc = pc;
-        return refine_top_frames(thread.jni, ucontext, frames, result, max_depth);
+        return refine_top_frames(thread.jni, ucontext, frames, result, max_depth, top_pc);
     }
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled

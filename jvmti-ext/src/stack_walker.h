@@ -39,9 +39,11 @@ public:
 
     // Async-signal-safe. Walks the calling thread from ucontext into frames (max_depth
     // entries). Returns the frame count (> 0) or a WalkError. *recovered is set when the
-    // stub recovery produced the result. *top_pc receives the PC the walk's top physical frame
-    // was taken at (the signal's, or the caller's return address - 1 when the walk started at
-    // the caller): the code the emitter types that frame's frames by (compiled_methods.h).
+    // stub recovery produced the result. *top_pc receives the PC AsyncGetCallTrace walked the
+    // top physical frame from (the signal's; the signal's - 1 when the top frames are the PC - 1
+    // probe's; the caller's return address - 1 when the walk started at the caller): in
+    // compiled code its top frames are the debug record strictly after that PC, which the
+    // emitter types them by (compiled_methods.h).
     // When the thread is in the VM or in native code, AsyncGetCallTrace starts at the thread's
     // last Java frame instead, and the PC is not in Java code. With first_walk_cycles
     // (latency=), it receives the cycle_counter() time of the first AsyncGetCallTrace call

@@ -103,6 +103,23 @@ int main() {
         CHECK(in_run[0].type == FrameType::kCompiled);
     }
 
+    // Recursive inlining: r at 5 alone, and r at 5 inlined into r at 9, both prefixes of the
+    // walk. The record strictly after the PC decides, as it did for AsyncGetCallTrace.
+    constexpr uintptr_t kRecursive = 0x7f0000200000;
+    jmethodID r_methods[2] = {method(8), method(8)};
+    jint r_bcis[2] = {5, 9};
+    PCStackInfo recursive[2] = {{reinterpret_cast<void*>(kRecursive + 0x10), 1, r_methods, r_bcis},
+                                {reinterpret_cast<void*>(kRecursive + 0x18), 2, r_methods, r_bcis}};
+    jvmtiCompiledMethodLoadInlineRecord recursive_record{
+        {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, nullptr}, 2, recursive};
+    code.on_load(kRecursive, 0x20, &recursive_record);
+    CallFrame r_walk[3] = {{5, method(8)}, {9, method(8)}, {9, method(8)}};
+    CHECK(code.type_top_frames(kRecursive + 0xf, r_walk, 3) == 1);
+    CHECK(r_walk[0].type == FrameType::kCompiled && r_walk[1].type == FrameType::kJava);
+    reset(r_walk, 3);
+    CHECK(code.type_top_frames(kRecursive + 0x10, r_walk, 3) == 2);
+    CHECK(r_walk[0].type == FrameType::kInlined && r_walk[1].type == FrameType::kCompiled);
+
     // After the unload the code is unknown; new code loaded over the old range replaces it.
     code.on_unload(kStart);
     reset(walked, 4);

@@ -14,7 +14,9 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * frame at the interrupted PC (layer (c)) are what the code there says: "Interpreted" when the
  * PC is in the interpreter, and when it is in a compiled method whose debug record for the PC
  * (the one after it, or the one at it, as in the JIT-scope rule) is exactly the trace's top
- * frames, that record's inlined frames "Inlined" and its last one "JIT compiled". Other frames
+ * frames, that record's inlined frames "Inlined" and its last one "JIT compiled". When both
+ * records are top frames of the trace with different depths (recursive inlining), either
+ * reading of the PC is right. Other frames
  * have no truth here: counted as unchecked, or as undetermined when stackreq wrote no type
  * ("Java").
  */
@@ -32,6 +34,8 @@ public final class FrameTypeCheck {
         public int wrong;
         public int unchecked;
         public int undetermined;
+        /** Of the undetermined: top frames in compiled code not yet reported when the signal came. */
+        public int unreported;
         public final List<String> examples = new ArrayList<>();
 
         /** Right / checked, in percent. */
@@ -40,8 +44,9 @@ public final class FrameTypeCheck {
         }
 
         public String summary() {
-            return checked == 0 ? "-" : String.format(Locale.ROOT, "%.2f%% of %d (%d wrong; %d unchecked, %d undetermined)",
-                    rightPercent(), checked, wrong, unchecked, undetermined);
+            return checked == 0 ? "-" : String.format(Locale.ROOT,
+                    "%.2f%% of %d (%d wrong; %d unchecked, %d undetermined, %d in code not yet reported)",
+                    rightPercent(), checked, wrong, unchecked, undetermined, unreported);
         }
     }
 
@@ -54,9 +59,16 @@ public final class FrameTypeCheck {
     void check(List<Frame> topFirst, Snapshot snapshot, Tally tally) {
         List<String> top = topFirst.isEmpty() || topFirst.get(0).nativeMethod() ? List.of()
                 : expectedTop(topFirst, snapshot);
+        // Code installed before its CompiledMethodLoad was posted: stackreq may resolve the
+        // request before it hears of the code, and then rightly says it cannot tell.
+        boolean unreported = !top.isEmpty() && !compiledCode.reportedAt(snapshot.pc(), snapshot.codeSequence())
+                && UNDETERMINED.equals(topFirst.get(0).type());
+        if (unreported) {
+            tally.unreported++;
+        }
         for (int i = 0; i < topFirst.size(); i++) {
             Frame frame = topFirst.get(i);
-            String expected = i < top.size() ? top.get(i) : expectedAnywhere(frame);
+            String expected = i < top.size() && !unreported ? top.get(i) : expectedAnywhere(frame);
             if (frame.key().equals("?") || expected == null) {
                 if (UNDETERMINED.equals(frame.type())) {
                     tally.undetermined++;
@@ -85,7 +97,10 @@ public final class FrameTypeCheck {
         return NATIVE.equals(frame.type()) ? "a Java frame's type (the method is not native)" : null;
     }
 
-    /** The types of the top physical frame's frames, top first, from the code at the PC; empty when unknown. */
+    /**
+     * The types of the top physical frame's frames, top first, from the code at the PC: of the
+     * readings the code allows, the one the trace has if any, else the first; empty when unknown.
+     */
     private List<String> expectedTop(List<Frame> topFirst, Snapshot snapshot) {
         if (snapshot.layer() != OracleCheck.Layer.SIGNAL) {
             return List.of();
@@ -93,13 +108,28 @@ public final class FrameTypeCheck {
         if (compiledCode.inInterpreter(snapshot.pc())) {
             return List.of(INTERPRETED);
         }
+        List<List<String>> readings = new ArrayList<>();
         for (List<CompiledCode.Scope> scope : compiledCode.scopesAt(snapshot.pc(), snapshot.codeSequence())) {
             if (topFirst.size() >= scope.size() && OracleCheck.startsWith(topFirst, scope)) {
                 List<String> types = new ArrayList<>(Collections.nCopies(scope.size() - 1, INLINED));
                 types.add(COMPILED);
+                readings.add(types);
+            }
+        }
+        for (List<String> types : readings) {
+            if (hasTypes(topFirst, types)) {
                 return types;
             }
         }
-        return List.of();
+        return readings.isEmpty() ? List.of() : readings.get(0);
+    }
+
+    private static boolean hasTypes(List<Frame> topFirst, List<String> types) {
+        for (int i = 0; i < types.size(); i++) {
+            if (!types.get(i).equals(topFirst.get(i).type())) {
+                return false;
+            }
+        }
+        return true;
     }
 }
