@@ -135,6 +135,14 @@ extern "C" {
  *            biased = true.
  * user_data: copied into the event's userData field; use it to join the event with your own
  *            sample (a sequence number, a counter value).
+ *
+ * Frame types (the stack frames' "type", JFR's jdk.types.FrameType descriptions): a frame of a
+ * native method is "Native". The frames of the physical frame the walk started at are typed
+ * from the code at its PC: "Interpreted" in the interpreter; in a compiled method whose debug
+ * record for the PC is exactly those frames, the inlined ones "Inlined" and the compiled
+ * method's own "JIT compiled". Every other Java frame is "Java": its type was not determined
+ * (frames below the first physical frame, a thread in the VM or in native code, a stack taken
+ * at a safepoint for another thread).
  */
 typedef jvmtiError (JNICALL *stackreq_RequestStackTrace)(jvmtiEnv* env, jthread* thread,
                                                          void* ucontext, jlong user_data);

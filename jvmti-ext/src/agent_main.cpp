@@ -45,7 +45,9 @@ void create_method_ids(jvmtiEnv* jvmti, jclass klass) {
 void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
 
 void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID, jint code_size, const void* code_addr, jint,
-                                     const jvmtiAddrLocationMap*, const void*) {
+                                     const jvmtiAddrLocationMap*, const void* compile_info) {
+    agent().compiled_methods.on_load(reinterpret_cast<uintptr_t>(code_addr), static_cast<uint32_t>(code_size),
+                                     compile_info);
     static std::atomic<bool> warned{false};
     if (!CodePages::add(reinterpret_cast<uintptr_t>(code_addr), static_cast<uintptr_t>(code_size)) &&
         !warned.exchange(true)) {
@@ -53,7 +55,12 @@ void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID, jint code_size, const
     }
 }
 
+void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID, const void* code_addr) {
+    agent().compiled_methods.on_unload(reinterpret_cast<uintptr_t>(code_addr));
+}
+
 void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* address, jint length) {
+    agent().compiled_methods.on_generated(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
     static std::atomic<bool> warned{false};
     if (!StubCode::add(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length)) &&
         !warned.exchange(true)) {
@@ -222,6 +229,7 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     callbacks.ClassPrepare = on_class_prepare;
     callbacks.ClassFileLoadHook = on_class_file_load;
     callbacks.CompiledMethodLoad = on_compiled_method_load;
+    callbacks.CompiledMethodUnload = on_compiled_method_unload;
     callbacks.DynamicCodeGenerated = on_dynamic_code_generated;
     callbacks.NativeMethodBind = JfrExclusion::on_native_method_bind;
     jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
@@ -229,7 +237,7 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
                              JVMTI_EVENT_THREAD_END,
                              JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_COMPILED_METHOD_LOAD,
-                             JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
+                             JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
         jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
     }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "compiled_methods.h"
 #include "options.h"
 #include "request_ring.h"
 #include "thread_directory.h"
@@ -54,6 +55,7 @@ struct AgentState {
 
     // Every Java thread, filled by the JVMTI thread callbacks (agent_main.cpp), read by the emitter.
     ThreadDirectory threads;
+    CompiledMethods compiled_methods;
 };
 
 AgentState& agent();

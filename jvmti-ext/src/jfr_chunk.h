@@ -14,10 +14,6 @@
 
 namespace stackreq {
 
-// Frame types as JFR's jdk.types.FrameType pool spells them. AsyncGetCallTrace does not say
-// whether a Java frame is interpreted, compiled or inlined, so such frames are kJava.
-enum class FrameType : uint8_t { kJava = 0, kInterpreted, kCompiled, kInlined, kNative };
-
 // The ids of methods, stacks and threads become constant-pool keys as they are. The JDK reader
 // reuses an entry of the previous chunk when its key repeats (ChunkParser), so an id must name
 // the same content in every chunk a process writes: ids for the life of the agent.

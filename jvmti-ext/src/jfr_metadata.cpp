@@ -228,7 +228,7 @@ uint64_t frame_type_key(FrameType type) { return static_cast<uint64_t>(type) + 1
 const char* frame_type_description(FrameType type) {
     switch (type) {
         case FrameType::kJava:
-            return "Java";  // AsyncGetCallTrace cannot tell interpreted from compiled
+            return "Java";  // a Java frame whose type was not determined
         case FrameType::kInterpreted:
             return "Interpreted";
         case FrameType::kCompiled:

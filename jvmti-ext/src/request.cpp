@@ -131,7 +131,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     uint64_t first_walk_cycles = 0;
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
     slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered,
-                                          state.measure_latency ? &first_walk_cycles : nullptr);
+                                          &slot->top_pc, state.measure_latency ? &first_walk_cycles : nullptr);
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
     slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
     if (recovered) Counters::add(Counter::recovered);
@@ -172,6 +172,7 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     slot->thread_ref = jni->NewGlobalRef(target);
     slot->tid = 0;
     slot->kind = RequestKind::kBiasedOther;
+    slot->top_pc = 0;
     slot->frame_count = 0;
     slot->truncated = false;
     state.ring.publish(slot);

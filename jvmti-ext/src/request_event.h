@@ -7,6 +7,12 @@
 
 namespace stackreq {
 
+// A frame's type, as JFR's jdk.types.FrameType pool spells it (jfr_metadata.cpp). kJava is a
+// Java frame whose type was not determined: AsyncGetCallTrace does not say whether a frame is
+// interpreted, compiled or inlined, and only the frames of the physical frame at the walk's PC
+// are typed from the code there (compiled_methods.h).
+enum class FrameType : uint8_t { kJava = 0, kInterpreted, kCompiled, kInlined, kNative };
+
 struct StackTraceRequestEvent {
     int64_t start_ticks;         // CLOCK_MONOTONIC nanoseconds of the request
     uint64_t thread_id;          // ThreadEntry::id, 0 = none

@@ -15,12 +15,19 @@
 
 namespace stackreq {
 
-// Same layout as the JDK's ASGCT_CallFrame (jvmticmlr / forte.cpp): lineno holds the bci for
-// Java frames and a negative marker for native ones.
+// Same layout as the JDK's ASGCT_CallFrame (forte.cpp): lineno holds the bci for Java frames
+// and a negative marker for native ones. The type lives in the struct's padding, which
+// AsyncGetCallTrace never writes; the emitter sets it (slot_resolver.cpp).
 struct CallFrame {
+    CallFrame() = default;
+    CallFrame(jint bci, jmethodID method_id, FrameType frame_type = FrameType::kJava)
+        : bci_or_marker(bci), type(frame_type), method(method_id) {}
+
     jint bci_or_marker;
+    FrameType type;
     jmethodID method;
 };
+static_assert(sizeof(CallFrame) == 16 && offsetof(CallFrame, method) == 8, "AsyncGetCallTrace's frame layout");
 
 enum class RequestKind : uint8_t {
     kWalked = 0,      // frames captured by AsyncGetCallTrace at the request, from the signal's ucontext
@@ -36,6 +43,7 @@ struct RequestSlot {
     int32_t frame_count;  // > 0 frames; <= 0 the AsyncGetCallTrace error
     RequestKind kind;
     bool truncated;
+    uintptr_t top_pc;     // PC of the code the walk's top physical frame is in (StackWalker::walk)
     CallFrame frames[1];  // really max_depth frames
 };
 

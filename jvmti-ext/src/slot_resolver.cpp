@@ -16,11 +16,10 @@ void SlotResolver::append_walked_frames(const RequestSlot& slot) {
     for (int32_t i = 0; i < slot.frame_count; i++) {
         const CallFrame& frame = slot.frames[i];
         StackFrameEntry entry;
-        // AsyncGetCallTrace marks native frames with bci -3 (forte.cpp).
-        bool native = frame.bci_or_marker == -3;
+        bool native = frame.type == FrameType::kNative;
         entry.bci = native ? -1 : frame.bci_or_marker;
         entry.method_id = methods_.resolve(frame.method, entry.bci, &entry.line);
-        entry.type = native ? FrameType::kNative : FrameType::kJava;
+        entry.type = frame.type;
         frames_.push_back(entry);
     }
 }
@@ -44,6 +43,14 @@ bool SlotResolver::append_frames_at_safepoint(jobject thread, bool* truncated) {
         frames_.push_back(entry);
     }
     return true;
+}
+
+void SlotResolver::type_walked_frames(RequestSlot& slot) {
+    for (int32_t i = 0; i < slot.frame_count; i++) {
+        // AsyncGetCallTrace marks native frames with bci -3 (forte.cpp).
+        slot.frames[i].type = slot.frames[i].bci_or_marker == -3 ? FrameType::kNative : FrameType::kJava;
+    }
+    agent().compiled_methods.type_top_frames(slot.top_pc, slot.frames, slot.frame_count);
 }
 
 void SlotResolver::end_at_virtual_thread_entry(RequestSlot& slot, bool mounted) {
@@ -80,6 +87,7 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
             end_at_virtual_thread_entry(slot, virtual_thread != 0);
             truncated = slot.truncated;
             if (slot.frame_count > 0) {
+                type_walked_frames(slot);
                 event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
                 if (event.stack_trace_id == 0) {
                     append_walked_frames(slot);

@@ -30,6 +30,9 @@ public:
     void forget_stacks() { walked_stacks_.clear(); }
 
 private:
+    // Sets each walked frame's type: Native from AsyncGetCallTrace's marker, the frames of the
+    // top physical frame from the code at the walk's PC (compiled_methods.h), kJava otherwise.
+    static void type_walked_frames(RequestSlot& slot);
     void append_walked_frames(const RequestSlot& slot);
     // A virtual thread's walk continues into its carrier's frames: they go; when frames frozen in
     // the continuation are missing above its entry, the stack ends with the walked ones and is

@@ -9,6 +9,7 @@ uint64_t WalkedStackCache::hash(const CallFrame* frames, int32_t count, bool tru
     for (int32_t i = 0; i < count; i++) {
         h = (h ^ reinterpret_cast<uintptr_t>(frames[i].method)) * 1099511628211ull;
         h = (h ^ static_cast<uint32_t>(frames[i].bci_or_marker)) * 1099511628211ull;
+        h = (h ^ static_cast<uint8_t>(frames[i].type)) * 1099511628211ull;
     }
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
@@ -19,7 +20,8 @@ uint64_t WalkedStackCache::hash(const CallFrame* frames, int32_t count, bool tru
 bool WalkedStackCache::same(const Entry& entry, const CallFrame* frames, int32_t count, bool truncated) {
     if (entry.truncated != truncated || entry.frames.size() != static_cast<size_t>(count)) return false;
     for (int32_t i = 0; i < count; i++) {
-        if (entry.frames[i].method != frames[i].method || entry.frames[i].bci_or_marker != frames[i].bci_or_marker) {
+        if (entry.frames[i].method != frames[i].method || entry.frames[i].bci_or_marker != frames[i].bci_or_marker ||
+            entry.frames[i].type != frames[i].type) {
             return false;
         }
     }

@@ -21,6 +21,9 @@ int main() {
     CallFrame other_method[3] = {{12, method(1)}, {40, method(4)}, {-3, method(3)}};
     CHECK(cache.find(other_bci, 3, false) == 0);
     CHECK(cache.find(other_method, 3, false) == 0);
+    // So is a difference in a frame's type (the same code run interpreted, then compiled).
+    CallFrame other_type[3] = {{12, method(1), FrameType::kInterpreted}, {40, method(2)}, {-3, method(3)}};
+    CHECK(cache.find(other_type, 3, false) == 0);
     CHECK(cache.find(stack, 2, false) == 0);
     CHECK(cache.find(stack, 3, true) == 0);
 

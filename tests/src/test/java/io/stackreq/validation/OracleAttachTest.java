@@ -53,6 +53,9 @@ class OracleAttachTest {
                     () -> String.format(Locale.ROOT, "%s %s: %.2f%% of %d stack traces match (%d mismatched), "
                             + "need %.1f%%; examples:%n%s", jdk, workload, tally.matchPercent(), traces,
                             tally.mismatched, ValidationTest.MIN_MATCH_PERCENT, String.join("\n", tally.examples))));
+            // Code compiled before the attach is typed from the replayed CompiledMethodLoad events.
+            checks.add(() -> ValidationTest.assertFrameTypes(jdk, workload, Layer.SIGNAL, tally.frameTypes,
+                    ValidationTest.MIN_SIGNAL_SAMPLES));
         }
         assertAll(checks);
     }

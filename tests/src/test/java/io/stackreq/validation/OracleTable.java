@@ -19,8 +19,8 @@ public final class OracleTable {
                 result.jdk(), seconds));
         BiasTable.row(out, List.of("workload", "layer", "samples", "matched",
                 "of which in transition / in instrumentation / JIT scope",
-                "mismatched", "failed", "match (of traces)"));
-        BiasTable.row(out, List.of("---", "---", "---:", "---:", "---:", "---:", "---:", "---:"));
+                "mismatched", "failed", "match (of traces)", "type (frames right of checked)"));
+        BiasTable.row(out, List.of("---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"));
         for (String workload : result.workloads()) {
             for (Layer layer : result.tallies().keySet()) {
                 Tally tally = result.tally(layer, workload);
@@ -29,7 +29,8 @@ public final class OracleTable {
                         tally.transition + " / " + tally.instrumentation + " / " + tally.jitScope,
                         Integer.toString(tally.mismatched), Integer.toString(tally.failed),
                         tally.matched() + tally.mismatched == 0 ? "-"
-                                : String.format(Locale.ROOT, "%.2f%%", tally.matchPercent())));
+                                : String.format(Locale.ROOT, "%.2f%%", tally.matchPercent()),
+                        tally.frameTypes.summary()));
             }
         }
         return out.toString();
@@ -43,6 +44,10 @@ public final class OracleTable {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] mismatch: ")
                         .append(example).append('\n');
+            }
+            for (String example : tally.frameTypes.examples) {
+                out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
+                        .append("] wrong frame type: ").append(example).append('\n');
             }
         }));
         return out.toString();

@@ -16,6 +16,7 @@ import io.stackreq.validation.bias.BiasBenchmark;
 import io.stackreq.validation.bias.BiasBenchmark.Cell;
 import io.stackreq.validation.bias.BiasWorkloads;
 import io.stackreq.validation.bias.Profiler;
+import io.stackreq.validation.oracle.FrameTypeCheck;
 import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
 import io.stackreq.validation.oracle.OracleMain;
@@ -67,9 +68,21 @@ class ValidationTest {
                                 + "need %.1f%%; examples:%n%s", jdk, workload, layer.label, tally.matchPercent(),
                                 tally.matched() + tally.mismatched, tally.mismatched, MIN_MATCH_PERCENT,
                                 String.join("\n", tally.examples))));
+                if (layer != Layer.JVMTI) {
+                    checks.add(() -> assertFrameTypes(jdk, workload, layer, tally.frameTypes,
+                            layer == Layer.SIGNAL ? MIN_SIGNAL_SAMPLES : 1));
+                }
             }
         }
         assertAll(checks);
+    }
+
+    /** At least minimum frames with a known type, and of those at least MIN_MATCH_PERCENT typed right. */
+    static void assertFrameTypes(Jdk jdk, String workload, Layer layer, FrameTypeCheck.Tally types, int minimum) {
+        assertTrue(types.checked >= minimum && types.rightPercent() >= MIN_MATCH_PERCENT,
+                () -> String.format(Locale.ROOT, "%s %s [%s]: frame types %s, need %.1f%% of at least %d; examples:%n%s",
+                        jdk, workload, layer.label, types.summary(), MIN_MATCH_PERCENT, minimum,
+                        String.join("\n", types.examples)));
     }
 
     @ParameterizedTest

@@ -141,6 +141,22 @@ public final class CompiledCode {
         return best != null ? best : later;
     }
 
+    /**
+     * Whether the compiled method holding pc when the signal came (after sequence events) had
+     * been reported by then; false when its CompiledMethodLoad came after the signal.
+     */
+    public boolean reportedAt(long pc, long sequence) {
+        Method method = methodAt(pc, sequence);
+        return method != null && method.loaded <= sequence;
+    }
+
+    /** Whether pc is in the interpreter's code (DynamicCodeGenerated "Interpreter"). */
+    public boolean inInterpreter(long pc) {
+        Map.Entry<Long, Generated> entry = generated.floorEntry(pc);
+        return entry != null && pc < entry.getValue().start() + entry.getValue().size()
+                && entry.getValue().name().equals("Interpreter");
+    }
+
     /** Where pc is, for mismatch reports: a compiled method or VM code, and the offset in it. */
     public String describe(long pc, long sequence) {
         Method method = methodAt(pc, sequence);

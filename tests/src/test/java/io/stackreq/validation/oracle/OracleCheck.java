@@ -2,6 +2,7 @@ package io.stackreq.validation.oracle;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -80,8 +81,11 @@ public final class OracleCheck {
 
     public enum Outcome { EXACT, TRANSITION, MISMATCH }
 
-    /** One frame of a stack trace: "class#name(descriptor)", line and bytecode index (-1: unknown). */
-    public record Frame(String key, int line, int bci) {
+    /**
+     * One frame of a stack trace: "class#name(descriptor)", line and bytecode index (-1: unknown),
+     * its frame type (null when the source gives none) and whether its method is native.
+     */
+    public record Frame(String key, int line, int bci, String type, boolean nativeMethod) {
     }
 
     /**
@@ -106,6 +110,7 @@ public final class OracleCheck {
         public int refused;
         public int skipped;
         public final List<String> examples = new ArrayList<>();
+        public final FrameTypeCheck.Tally frameTypes = new FrameTypeCheck.Tally();
 
         public int matched() {
             return exact + transition + instrumentation + jitScope;
@@ -136,9 +141,11 @@ public final class OracleCheck {
     private final Map<Integer, String> keys = new HashMap<>();
     private final Map<Layer, Map<String, Tally>> tallies = new LinkedHashMap<>();
     private final CompiledCode compiledCode;
+    private final FrameTypeCheck frameTypes;
 
     public OracleCheck(Path methodTable, CompiledCode compiledCode) {
         this.compiledCode = compiledCode;
+        this.frameTypes = new FrameTypeCheck(compiledCode);
         this.ids = new HashMap<>();
         try {
             for (String line : Files.readAllLines(methodTable)) {
@@ -192,7 +199,9 @@ public final class OracleCheck {
             } else if (event.getBoolean("biased") != (snapshot.layer() == Layer.BIASED)) {
                 tally.mismatch("request " + snapshot.id() + ": biased=" + event.getBoolean("biased"));
             } else {
-                record(tally, framesOf(event), snapshot);
+                List<Frame> frames = framesOf(event);
+                record(tally, frames, snapshot);
+                frameTypes.check(frames, snapshot, tally.frameTypes);
             }
         }
     }
@@ -222,7 +231,8 @@ public final class OracleCheck {
                 List<Frame> topFirst = new ArrayList<>();
                 for (String text : tail.isEmpty() ? new String[0] : tail.split(" ")) {
                     int at = text.lastIndexOf('@');
-                    topFirst.add(new Frame(text.substring(0, at), Integer.parseInt(text.substring(at + 1)), -1));
+                    topFirst.add(new Frame(text.substring(0, at), Integer.parseInt(text.substring(at + 1)), -1, null,
+                            false));
                 }
                 record(tally, topFirst, snapshot);
             }
@@ -317,7 +327,7 @@ public final class OracleCheck {
         return false;
     }
 
-    private static boolean startsWith(List<Frame> topFirst, List<CompiledCode.Scope> scope) {
+    static boolean startsWith(List<Frame> topFirst, List<CompiledCode.Scope> scope) {
         for (int i = 0; i < scope.size(); i++) {
             Frame frame = topFirst.get(i);
             if (!frame.key().equals(scope.get(i).key()) || frame.bci() != scope.get(i).bci()) {
@@ -392,10 +402,11 @@ public final class OracleCheck {
         for (RecordedFrame frame : stack.getFrames()) {
             RecordedMethod method = frame.getMethod();
             if (method == null || method.getType() == null) {
-                frames.add(new Frame("?", -1, -1));
+                frames.add(new Frame("?", -1, -1, frame.getType(), false));
             } else {
                 frames.add(new Frame(method.getType().getName().replace('/', '.') + "#" + method.getName()
-                        + method.getDescriptor(), frame.getLineNumber(), frame.getBytecodeIndex()));
+                        + method.getDescriptor(), frame.getLineNumber(), frame.getBytecodeIndex(), frame.getType(),
+                        Modifier.isNative(method.getModifiers())));
             }
         }
         return frames;

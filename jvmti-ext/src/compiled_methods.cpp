@@ -1,0 +1,120 @@
+#include "compiled_methods.h"
+
+#include <jvmticmlr.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace stackreq {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t value) { return (h ^ value) * 1099511628211ull; }
+
+}  // namespace
+
+uint64_t CompiledMethods::chain_hash(const jmethodID* methods, const jint* bcis, int32_t depth) {
+    uint64_t h = 1469598103934665603ull;
+    for (int32_t i = 0; i < depth; i++) {
+        h = mix(h, reinterpret_cast<uintptr_t>(methods[i]));
+        h = mix(h, static_cast<uint32_t>(bcis[i]));
+    }
+    return h;
+}
+
+CompiledMethods::TopHashes::TopHashes(const CallFrame* frames, int32_t count) {
+    uint64_t h = 1469598103934665603ull;
+    depth_ = std::min<int32_t>(count, kMaxDepth);
+    for (int32_t i = 0; i < depth_; i++) {
+        h = mix(h, reinterpret_cast<uintptr_t>(frames[i].method));
+        h = mix(h, static_cast<uint32_t>(frames[i].bci_or_marker));
+        hashes_[i] = h;
+    }
+}
+
+bool CompiledMethods::TopHashes::matches(const Chain& chain) const {
+    return chain.depth > 0 && chain.depth <= static_cast<uint32_t>(depth_) && hashes_[chain.depth - 1] == chain.hash;
+}
+
+void CompiledMethods::on_load(uintptr_t start, uint32_t size, const void* compile_info) {
+    Method method{size, {}};
+    for (auto* record = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); record != nullptr;
+         record = record->next) {
+        if (record->kind != JVMTI_CMLR_INLINE_INFO) continue;
+        auto* inline_info = reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(record);
+        for (jint p = 0; p < inline_info->numpcs; p++) {
+            const PCStackInfo& info = inline_info->pcinfo[p];
+            const uintptr_t pc = reinterpret_cast<uintptr_t>(info.pc);
+            if (pc < start || pc - start > size || info.numstackframes <= 0) continue;
+            method.chains.push_back(Chain{static_cast<uint32_t>(pc - start), static_cast<uint32_t>(info.numstackframes),
+                                          chain_hash(info.methods, info.bcis, info.numstackframes)});
+        }
+    }
+    std::stable_sort(method.chains.begin(), method.chains.end(),
+                     [](const Chain& a, const Chain& b) { return a.offset < b.offset; });
+    // A lookup takes the first record after a PC, so a run of records with one chain answers
+    // like its last record alone: only that one is kept.
+    size_t kept = 0;
+    for (const Chain& chain : method.chains) {
+        if (kept > 0 && method.chains[kept - 1].hash == chain.hash && method.chains[kept - 1].depth == chain.depth) {
+            method.chains[kept - 1].offset = chain.offset;
+        } else {
+            method.chains[kept++] = chain;
+        }
+    }
+    method.chains.resize(kept);
+    method.chains.shrink_to_fit();
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Code at these addresses was freed before (its unload event may still be on its way).
+    auto end = methods_.lower_bound(start + size);
+    auto first = methods_.lower_bound(start);
+    if (first != methods_.begin()) {
+        auto before = std::prev(first);
+        if (before->first + before->second.size > start) first = before;
+    }
+    methods_.erase(first, end);
+    methods_.emplace(start, std::move(method));
+}
+
+void CompiledMethods::on_unload(uintptr_t start) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    methods_.erase(start);
+}
+
+void CompiledMethods::on_generated(const char* name, uintptr_t start, uintptr_t size) {
+    if (std::strcmp(name, "Interpreter") != 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    interpreter_start_ = start;
+    interpreter_end_ = start + size;
+}
+
+int32_t CompiledMethods::type_top_frames(uintptr_t pc, CallFrame* frames, int32_t count) const {
+    if (count <= 0 || pc == 0 || frames[0].type == FrameType::kNative) return 0;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pc >= interpreter_start_ && pc < interpreter_end_) {
+        frames[0].type = FrameType::kInterpreted;
+        return 1;
+    }
+    auto next_method = methods_.upper_bound(pc);
+    if (next_method == methods_.begin()) return 0;
+    const auto& [start, method] = *std::prev(next_method);
+    if (pc - start >= method.size) return 0;
+    const uint32_t offset = static_cast<uint32_t>(pc - start);
+    const TopHashes top(frames, count);
+    auto after = std::upper_bound(method.chains.begin(), method.chains.end(), offset,
+                                  [](uint32_t value, const Chain& chain) { return value < chain.offset; });
+    const Chain* found = after != method.chains.end() && top.matches(*after) ? &*after : nullptr;
+    // When the walked frames are not that record's chain (AsyncGetCallTrace passes over records
+    // without a scope; code unloaded and replaced in between), a chain of the same method that
+    // is exactly the walked frames is taken.
+    for (auto candidate = method.chains.begin(); found == nullptr && candidate != method.chains.end(); ++candidate) {
+        if (top.matches(*candidate)) found = &*candidate;
+    }
+    if (found == nullptr) return 0;
+    const int32_t depth = static_cast<int32_t>(found->depth);
+    for (int32_t i = 0; i + 1 < depth; i++) frames[i].type = FrameType::kInlined;
+    frames[depth - 1].type = FrameType::kCompiled;
+    return depth;
+}
+
+}  // namespace stackreq

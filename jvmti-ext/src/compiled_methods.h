@@ -1,0 +1,65 @@
+// What the JVM says about the code a walk's top physical frame was in, for the frame types:
+// the interpreter's code range (DynamicCodeGenerated "Interpreter") and, for every compiled
+// method (CompiledMethodLoad/Unload), each recorded PC's inline chain (JVMTI inline records:
+// the scopes the JIT attributes to that PC, innermost first). Filled by the JVMTI callbacks,
+// read by the emitter; normal context only (one mutex).
+#pragma once
+
+#include <jvmti.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "request_ring.h"
+
+namespace stackreq {
+
+class CompiledMethods {
+public:
+    void on_load(uintptr_t start, uint32_t size, const void* compile_info);
+    void on_unload(uintptr_t start);
+    void on_generated(const char* name, uintptr_t start, uintptr_t size);
+
+    // Types the frames (top first) of the physical frame AsyncGetCallTrace walked from pc:
+    // Interpreted when pc is in the interpreter; when pc is in a compiled method, by the inline
+    // chain of the first record strictly after pc (the one AsyncGetCallTrace takes) when the
+    // top frames are exactly that chain, else by another chain of the method that is exactly
+    // them: that chain's frames Inlined and its last one JIT compiled. Frames it cannot type
+    // keep their type. Returns how many frames it typed.
+    int32_t type_top_frames(uintptr_t pc, CallFrame* frames, int32_t count) const;
+
+    // Exposed for tests: the hash type_top_frames compares a chain with the walked frames by.
+    static uint64_t chain_hash(const jmethodID* methods, const jint* bcis, int32_t depth);
+
+private:
+    struct Chain {
+        uint32_t offset;  // of the recorded PC from the method's start
+        uint32_t depth;   // inlined scopes + 1
+        uint64_t hash;    // chain_hash of its (method, bci) pairs
+    };
+    struct Method {
+        uint32_t size;
+        std::vector<Chain> chains;  // by offset
+    };
+    // chain_hash of the walk's top 1, 2, ... frames, for comparing them with many chains.
+    class TopHashes {
+    public:
+        TopHashes(const CallFrame* frames, int32_t count);
+        bool matches(const Chain& chain) const;
+
+    private:
+        // Chains deeper than this (far beyond HotSpot's inlining limits) are not typed.
+        static constexpr int32_t kMaxDepth = 64;
+        uint64_t hashes_[kMaxDepth];
+        int32_t depth_;
+    };
+
+    mutable std::mutex mutex_;
+    std::map<uintptr_t, Method> methods_;  // by start
+    uintptr_t interpreter_start_ = 0;
+    uintptr_t interpreter_end_ = 0;
+};
+
+}  // namespace stackreq
