@@ -318,9 +318,37 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 
 /* Tells the waiting workload threads (ShadowStack.oracleLoaded, a volatile static) that the
  * natives of OracleNative now resolve here. */
+JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach(JNIEnv *jni, jclass cls);
+JNIEXPORT void JNICALL Java_io_stackreq_validation_oracle_OracleNative_checkStack(JNIEnv *jni, jclass cls);
+JNIEXPORT jint JNICALL Java_io_stackreq_validation_oracle_OracleNative_requestBiased(JNIEnv *jni, jclass cls);
+JNIEXPORT void JNICALL Java_io_stackreq_validation_oracle_OracleNative_finish(JNIEnv *jni, jclass cls);
+
+/* The JVM lists an attached agent library for native method lookup only after Agent_OnAttach has
+ * returned; workload threads released by oracleLoaded could call a native before that, so the
+ * natives are bound here first. */
+static int register_natives(JNIEnv *jni) {
+    jclass natives = (*jni)->FindClass(jni, "io/stackreq/validation/oracle/OracleNative");
+    if (natives == NULL) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    JNINativeMethod methods[] = {
+        {"attach", "()Ljava/nio/ByteBuffer;", (void *)Java_io_stackreq_validation_oracle_OracleNative_attach},
+        {"checkStack", "()V", (void *)Java_io_stackreq_validation_oracle_OracleNative_checkStack},
+        {"requestBiased", "()I", (void *)Java_io_stackreq_validation_oracle_OracleNative_requestBiased},
+        {"finish", "()V", (void *)Java_io_stackreq_validation_oracle_OracleNative_finish},
+    };
+    if ((*jni)->RegisterNatives(jni, natives, methods, sizeof(methods) / sizeof(methods[0])) != 0) {
+        (*jni)->ExceptionClear(jni);
+        return 0;
+    }
+    return 1;
+}
+
 static int set_oracle_loaded(JavaVM *vm) {
     JNIEnv *jni;
     if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) return 0;
+    if (!register_natives(jni)) return 0;
     jclass shadow_stack = (*jni)->FindClass(jni, "io/stackreq/validation/oracle/ShadowStack");
     if (shadow_stack == NULL) {
         (*jni)->ExceptionClear(jni);
@@ -345,7 +373,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     /* No VMInit comes: the code compiled before the attach is replayed at once. */
     if (g_layer_c) compiled_code_replay(g_jvmti);
     if (!set_oracle_loaded(vm)) {
-        fprintf(stderr, "oracle: io.stackreq.validation.oracle.ShadowStack.oracleLoaded not found\n");
+        fprintf(stderr, "oracle: OracleNative's natives or ShadowStack.oracleLoaded not found\n");
         return JNI_ERR;
     }
     return JNI_OK;
