@@ -174,9 +174,12 @@ class AttachProfileTest {
     private static JvmRun.Result profileUntilCtrlC(Jdk jdk, Path dir, long pid, int cycle) throws Exception {
         Path samples = dir.resolve("out" + cycle).resolve("samples.jsonl");
         String output = "-o=" + dir.resolve("out" + cycle);
+        // A process started in the background by a shell without job control (CI runners, `cmd &`)
+        // inherits SIGINT ignored, and the JVM keeps it so: Ctrl-C would never reach the CLI.
         CompletableFuture<JvmRun.Result> run = CompletableFuture.supplyAsync(() -> JvmRun.cli(Jdk.current(), dir,
                 List.of("profile", "--pid", Long.toString(pid), "--duration", "100s", output))
-                .name("profile" + cycle).timeout(Duration.ofSeconds(120)).start());
+                .wrapper(List.of("env", "--default-signal=INT")).name("profile" + cycle)
+                .timeout(Duration.ofSeconds(120)).start());
         while (!Files.exists(samples) || Files.size(samples) < 4096) {
             if (run.isDone()) {
                 fail("profile ended before it sampled\n" + run.get());
