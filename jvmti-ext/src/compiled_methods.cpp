@@ -5,30 +5,24 @@
 #include <algorithm>
 #include <cstring>
 
+#include "word_hash.h"
+
 namespace stackreq {
 
-namespace {
-
-uint64_t mix(uint64_t h, uint64_t value) { return (h ^ value) * 1099511628211ull; }
-
-}  // namespace
-
 uint64_t CompiledMethods::chain_hash(const jmethodID* methods, const jint* bcis, int32_t depth) {
-    uint64_t h = 1469598103934665603ull;
+    WordHash hash;
     for (int32_t i = 0; i < depth; i++) {
-        h = mix(h, reinterpret_cast<uintptr_t>(methods[i]));
-        h = mix(h, static_cast<uint32_t>(bcis[i]));
+        hash.add(reinterpret_cast<uintptr_t>(methods[i])).add(static_cast<uint32_t>(bcis[i]));
     }
-    return h;
+    return hash.value();
 }
 
 CompiledMethods::TopHashes::TopHashes(const CallFrame* frames, int32_t count) {
-    uint64_t h = 1469598103934665603ull;
+    WordHash hash;
     depth_ = std::min<int32_t>(count, kMaxDepth);
     for (int32_t i = 0; i < depth_; i++) {
-        h = mix(h, reinterpret_cast<uintptr_t>(frames[i].method));
-        h = mix(h, static_cast<uint32_t>(frames[i].bci_or_marker));
-        hashes_[i] = h;
+        hash.add(reinterpret_cast<uintptr_t>(frames[i].method)).add(static_cast<uint32_t>(frames[i].bci_or_marker));
+        hashes_[i] = hash.value();
     }
 }
 

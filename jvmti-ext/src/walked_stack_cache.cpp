@@ -1,16 +1,19 @@
 #include "walked_stack_cache.h"
 
+#include "word_hash.h"
+
 namespace stackreq {
 
 uint64_t WalkedStackCache::hash(const CallFrame* frames, int32_t count, bool truncated) {
     // FNV-1a over 64-bit words, with a final avalanche: fast, and the map's own hashing is
     // the identity for integers, so the low bits must already be mixed.
-    uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(truncated);
+    WordHash words(static_cast<uint64_t>(truncated));
     for (int32_t i = 0; i < count; i++) {
-        h = (h ^ reinterpret_cast<uintptr_t>(frames[i].method)) * 1099511628211ull;
-        h = (h ^ static_cast<uint32_t>(frames[i].bci_or_marker)) * 1099511628211ull;
-        h = (h ^ static_cast<uint8_t>(frames[i].type)) * 1099511628211ull;
+        words.add(reinterpret_cast<uintptr_t>(frames[i].method))
+            .add(static_cast<uint32_t>(frames[i].bci_or_marker))
+            .add(static_cast<uint8_t>(frames[i].type));
     }
+    uint64_t h = words.value();
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
