@@ -84,6 +84,15 @@ public final class Requester {
         }
     }
 
+    /** Adds {@code prefix + code} = count to a report for every return code counted (index = jvmtiError). */
+    public static void putErrorCounts(Report report, String prefix, long[] counts) {
+        for (int code = 0; code < counts.length; code++) {
+            if (counts[code] != 0) {
+                report.put(prefix + code, counts[code]);
+            }
+        }
+    }
+
     /**
      * Adds the timer results to a report: {@code issued}, {@code overflow}, {@code rc.N} per
      * return code seen, {@code accepted} (ids) and {@code acceptedTids} (same order).
@@ -94,11 +103,7 @@ public final class Requester {
         long[] counts = errorCounts();
         report.put("issued", issued());
         report.put("overflow", overflow());
-        for (int code = 0; code < counts.length; code++) {
-            if (counts[code] != 0) {
-                report.put("rc." + code, counts[code]);
-            }
-        }
+        putErrorCounts(report, "rc.", counts);
         StringBuilder ids = new StringBuilder();
         StringBuilder idThreads = new StringBuilder();
         for (long id : accepted) {

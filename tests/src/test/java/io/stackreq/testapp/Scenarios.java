@@ -164,12 +164,7 @@ public final class Scenarios {
             thread.join();
         }
         report.put("ended", count);
-        long[] counts = Requester.threadEndErrorCounts();
-        for (int code = 0; code < counts.length; code++) {
-            if (counts[code] != 0) {
-                report.put("threadEnd." + code, counts[code]);
-            }
-        }
+        Requester.putErrorCounts(report, "threadEnd.", Requester.threadEndErrorCounts());
     }
 
     /**
