@@ -59,8 +59,8 @@ bool start(jvmtiEnv* jvmti) {
     int listening = 0;
     if (has_mounts) {
         jvmtiCapabilities capabilities{};
-        reinterpret_cast<uint32_t*>(&capabilities)[kSupportVirtualThreadsBit / 32] |= 1u
-                                                                                      << (kSupportVirtualThreadsBit % 32);
+        uint32_t* capability_words = reinterpret_cast<uint32_t*>(&capabilities);
+        capability_words[kSupportVirtualThreadsBit / 32] |= 1u << (kSupportVirtualThreadsBit % 32);
         if (jvmti->AddCapabilities(&capabilities) == JVMTI_ERROR_NONE) {
             for (jint i = 0; i < count; i++) listening += listen(jvmti, events[i]) ? 1 : 0;
         }

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Must hold: no crash; no deadlock (the JVM must exit within a generous bound, else its Java
  * and native threads are dumped and the test fails); every request returns NONE, OUT_OF_MEMORY,
  * THREAD_NOT_ALIVE (a signal that reached a thread already past its JVMTI ThreadEnd) or
- * UNATTACHED_THREAD (one before its ThreadStart); every NONE has exactly one event carrying the requesting thread, short-lived
- * threads that ended long before the recording was written included; the last statistics event
+ * UNATTACHED_THREAD (one before its ThreadStart); every NONE has exactly one event carrying the requesting thread,
+ * short-lived threads that ended long before the recording was written included; the last statistics event
  * says accepted = emitted + dropped exactly. In CI the events go to the JVM's recording; the long
  * run uses {@code file=} with a chunk a second (bounded memory for 18 million events), the JVM's
  * recording then holds the JVM's own events only.

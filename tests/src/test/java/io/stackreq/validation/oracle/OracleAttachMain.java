@@ -33,7 +33,8 @@ public final class OracleAttachMain {
         for (String name : names) {
             int tag = OracleMain.WORKLOADS.indexOf(name) + 1;
             if (tag == 0) {
-                throw new IllegalArgumentException("unknown workload " + name + " (known: " + OracleMain.WORKLOADS + ")");
+                throw new IllegalArgumentException(
+                        "unknown workload " + name + " (known: " + OracleMain.WORKLOADS + ")");
             }
             int period = OracleMain.CHECK_PERIODS.get(name);
             Thread thread = new Thread(() -> {
