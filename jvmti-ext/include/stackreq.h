@@ -13,7 +13,8 @@
  *     every environment's list when it is loaded first (-agentpath:libstackreq.so before the
  *     profiler's -agentpath, or, in a running JVM, loaded before the profiler with jcmd
  *     JVMTI.agent_load or the attach API's loadAgentPath). Extension functions take the jvmtiEnv
- *     as first argument, exactly like the prototypes below. stackreq_find_extension_functions (at the end) does the lookup.
+ *     as first argument, exactly like the prototypes below. stackreq_find_extension_functions
+ *     (at the end) does the lookup.
  *  2. Direct: dlsym/link stackreq_get_functions() and call through the returned table. It
  *     returns the VM's own functions when the running JDK has them.
  *
