@@ -25,29 +25,33 @@ struct GenericEvent {
     uint64_t default_period;
 };
 
+// Short names for the table's columns, so that every row fits on one line.
+constexpr uint32_t kHardware = PERF_TYPE_HARDWARE;
+constexpr uint32_t kSoftware = PERF_TYPE_SOFTWARE;
+constexpr EventUnit kCount = EventUnit::kCount;
+constexpr EventUnit kNanos = EventUnit::kNanos;
+
 // Canonical `perf list` names first, then the aliases perf also accepts.
 constexpr GenericEvent kGenericEvents[] = {
-    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, EventUnit::kCount, kCyclesPeriod},
-    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, EventUnit::kCount, kCyclesPeriod},
-    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, EventUnit::kCount, kAccessPeriod},
-    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, EventUnit::kCount, kMissPeriod},
-    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, EventUnit::kCount, kCyclesPeriod},
-    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, EventUnit::kCount, kMissPeriod},
-    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, EventUnit::kCount, kCyclesPeriod},
-    {"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, EventUnit::kCount,
-     kCyclesPeriod},
-    {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, EventUnit::kCount,
-     kCyclesPeriod},
-    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, EventUnit::kCount, kCyclesPeriod},
-    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, EventUnit::kNanos, kTimePeriodNs},
-    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, EventUnit::kNanos, kTimePeriodNs},
-    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, EventUnit::kCount, kSoftwarePeriod},
-    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, EventUnit::kCount, kSoftwarePeriod},
-    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, EventUnit::kCount, kSoftwarePeriod},
-    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, EventUnit::kCount, kSoftwarePeriod},
-    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, EventUnit::kCount, kSoftwarePeriod},
-    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, EventUnit::kCount, kSoftwarePeriod},
-    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, EventUnit::kCount, kSoftwarePeriod},
+    {"cycles", kHardware, PERF_COUNT_HW_CPU_CYCLES, kCount, kCyclesPeriod},
+    {"instructions", kHardware, PERF_COUNT_HW_INSTRUCTIONS, kCount, kCyclesPeriod},
+    {"cache-references", kHardware, PERF_COUNT_HW_CACHE_REFERENCES, kCount, kAccessPeriod},
+    {"cache-misses", kHardware, PERF_COUNT_HW_CACHE_MISSES, kCount, kMissPeriod},
+    {"branch-instructions", kHardware, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, kCount, kCyclesPeriod},
+    {"branch-misses", kHardware, PERF_COUNT_HW_BRANCH_MISSES, kCount, kMissPeriod},
+    {"bus-cycles", kHardware, PERF_COUNT_HW_BUS_CYCLES, kCount, kCyclesPeriod},
+    {"stalled-cycles-frontend", kHardware, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, kCount, kCyclesPeriod},
+    {"stalled-cycles-backend", kHardware, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, kCount, kCyclesPeriod},
+    {"ref-cycles", kHardware, PERF_COUNT_HW_REF_CPU_CYCLES, kCount, kCyclesPeriod},
+    {"cpu-clock", kSoftware, PERF_COUNT_SW_CPU_CLOCK, kNanos, kTimePeriodNs},
+    {"task-clock", kSoftware, PERF_COUNT_SW_TASK_CLOCK, kNanos, kTimePeriodNs},
+    {"page-faults", kSoftware, PERF_COUNT_SW_PAGE_FAULTS, kCount, kSoftwarePeriod},
+    {"context-switches", kSoftware, PERF_COUNT_SW_CONTEXT_SWITCHES, kCount, kSoftwarePeriod},
+    {"cpu-migrations", kSoftware, PERF_COUNT_SW_CPU_MIGRATIONS, kCount, kSoftwarePeriod},
+    {"minor-faults", kSoftware, PERF_COUNT_SW_PAGE_FAULTS_MIN, kCount, kSoftwarePeriod},
+    {"major-faults", kSoftware, PERF_COUNT_SW_PAGE_FAULTS_MAJ, kCount, kSoftwarePeriod},
+    {"alignment-faults", kSoftware, PERF_COUNT_SW_ALIGNMENT_FAULTS, kCount, kSoftwarePeriod},
+    {"emulation-faults", kSoftware, PERF_COUNT_SW_EMULATION_FAULTS, kCount, kSoftwarePeriod},
 };
 
 // The other names perf list prints (its "OR" column), and the event each stands for.

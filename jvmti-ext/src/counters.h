@@ -13,25 +13,30 @@
 namespace stackreq {
 
 // X(name, JFR field name, outcome of a request?, label, description)
-#define STACKREQ_COUNTERS(X)                                                                                  \
-    X(accepted, "accepted", true, "Accepted", "Requests that passed every gate")                              \
-    X(emitted, "emitted", false, "Emitted", "Accepted requests that became events")                           \
-    X(dropped, "dropped", false, "Dropped", "Accepted requests lost because the request ring was full")       \
-    X(failed, "failed", false, "Failed", "Emitted events without a stack trace")                              \
-    X(throttled, "throttled", true, "Throttled", "Requests suppressed by the throttle setting")               \
-    X(recovered, "recovered", false, "Recovered",                                                             \
-      "Walks that failed in a stub and succeeded from the Java caller")                                      \
-    X(rejected_wrong_phase, "rejectedWrongPhase", true, "Rejected: Wrong Phase",                              \
-      "Requests answered JVMTI_ERROR_WRONG_PHASE")                                                            \
-    X(rejected_not_available, "rejectedNotAvailable", true, "Rejected: Not Available",                        \
-      "Requests answered JVMTI_ERROR_NOT_AVAILABLE")                                                          \
-    X(rejected_invalid_thread, "rejectedInvalidThread", true, "Rejected: Invalid Thread",                     \
-      "Requests answered JVMTI_ERROR_INVALID_THREAD")                                                         \
-    X(rejected_thread_not_alive, "rejectedThreadNotAlive", true, "Rejected: Thread Not Alive",                \
-      "Requests answered JVMTI_ERROR_THREAD_NOT_ALIVE")                                                       \
-    X(rejected_unsupported, "rejectedUnsupported", true, "Rejected: Unsupported",                             \
-      "Requests answered JVMTI_ERROR_UNSUPPORTED_OPERATION")                                                  \
-    X(rejected_other, "rejectedOther", true, "Rejected: Other",                                               \
+#define STACKREQ_COUNTERS(X)                                                                   \
+    X(accepted, "accepted", true, "Accepted",                                                  \
+      "Requests that passed every gate")                                                       \
+    X(emitted, "emitted", false, "Emitted",                                                    \
+      "Accepted requests that became events")                                                  \
+    X(dropped, "dropped", false, "Dropped",                                                    \
+      "Accepted requests lost because the request ring was full")                              \
+    X(failed, "failed", false, "Failed",                                                       \
+      "Emitted events without a stack trace")                                                  \
+    X(throttled, "throttled", true, "Throttled",                                               \
+      "Requests suppressed by the throttle setting")                                           \
+    X(recovered, "recovered", false, "Recovered",                                              \
+      "Walks that failed in a stub and succeeded from the Java caller")                        \
+    X(rejected_wrong_phase, "rejectedWrongPhase", true, "Rejected: Wrong Phase",               \
+      "Requests answered JVMTI_ERROR_WRONG_PHASE")                                             \
+    X(rejected_not_available, "rejectedNotAvailable", true, "Rejected: Not Available",         \
+      "Requests answered JVMTI_ERROR_NOT_AVAILABLE")                                           \
+    X(rejected_invalid_thread, "rejectedInvalidThread", true, "Rejected: Invalid Thread",      \
+      "Requests answered JVMTI_ERROR_INVALID_THREAD")                                          \
+    X(rejected_thread_not_alive, "rejectedThreadNotAlive", true, "Rejected: Thread Not Alive", \
+      "Requests answered JVMTI_ERROR_THREAD_NOT_ALIVE")                                        \
+    X(rejected_unsupported, "rejectedUnsupported", true, "Rejected: Unsupported",              \
+      "Requests answered JVMTI_ERROR_UNSUPPORTED_OPERATION")                                   \
+    X(rejected_other, "rejectedOther", true, "Rejected: Other",                                \
       "Requests answered another error (unattached thread, bad environment)")
 
 enum class Counter : int {

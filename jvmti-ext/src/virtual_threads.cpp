@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "agent_state.h"
+#include "extension_lists.h"
 #include "log.h"
 #include "thread_registry.h"
 
@@ -68,15 +69,7 @@ bool start(jvmtiEnv* jvmti) {
             Log::warn("cannot follow virtual thread mounts: requests in virtual threads go to their carrier");
         }
     }
-    for (jint i = 0; i < count; i++) {
-        for (jint p = 0; p < events[i].param_count; p++) {
-            jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].params[p].name));
-        }
-        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].id));
-        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].short_description));
-        jvmti->Deallocate(reinterpret_cast<unsigned char*>(events[i].params));
-    }
-    jvmti->Deallocate(reinterpret_cast<unsigned char*>(events));
+    free_extension_list(jvmti, count, events);
     return listening == 2;
 }
 

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "extension_functions.h"
+#include "extension_lists.h"
 #include "stackreq.h"
 
 using namespace stackreq;
@@ -87,19 +88,6 @@ jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmt
     *count = n;
     *out = list;
     return JVMTI_ERROR_NONE;
-}
-
-void free_list(jvmtiEnv* env, jint count, jvmtiExtensionFunctionInfo* list) {
-    for (jint i = 0; i < count; i++) {
-        for (jint p = 0; p < list[i].param_count; p++) {
-            env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params[p].name));
-        }
-        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].params));
-        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].errors));
-        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].id));
-        env->Deallocate(reinterpret_cast<unsigned char*>(list[i].short_description));
-    }
-    env->Deallocate(reinterpret_cast<unsigned char*>(list));
 }
 
 int count_id(jint count, jvmtiExtensionFunctionInfo* list, const char* id, jvmtiExtensionFunction* function) {
@@ -192,7 +180,7 @@ void vm_native_functions_are_forwarded() {
     jvmtiExtensionFunction function = nullptr;
     CHECK(count_id(count, list, STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
     CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(vm_request));
-    free_list(env, count, list);
+    free_extension_list(env, count, list);
 
     stackreq_functions looked_up{};
     CHECK(stackreq_get_functions(env, &looked_up) == JVMTI_ERROR_NONE);
@@ -231,7 +219,7 @@ void stackreq_functions_are_registered() {
             CHECK(list[i].error_count > 0);
         }
     }
-    free_list(other, count, list);
+    free_extension_list(other, count, list);
     CHECK(g_live_allocations.empty());  // every string and array came from Allocate
 
     stackreq_functions looked_up{};
