@@ -101,8 +101,7 @@ class AgentBadInputTest {
         Path recording = in.resolve(name + ".jfr");
         Path report = in.resolve(name + ".txt");
         JvmRun.Result result = JvmRun.on(jdk, in).name(name).withoutRequester()
-                .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath(),
-                        "-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
+                .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath()).recordingTo(recording)
                 .main(BadInputApp.class, "out=" + report, "steps=" + steps).timeout(Duration.ofSeconds(60)).start();
         if (result.crashed() || result.exitCode() != 0) {
             String outcome = result.crashed() ? "crashed the JVM" : "exit code " + result.exitCode();

@@ -25,16 +25,26 @@ import org.junit.jupiter.api.io.TempDir;
  * another live thread, each give one event with biased = true and the right thread's stack.
  */
 class BiasedRequestsTest {
+    private static final String MAIN = Scenarios.class.getName() + ".main";
+
     @TempDir
     Path dir;
 
+    /**
+     * Runs scenario, whose one request (its result reported as rcKey) must return NONE, and returns that request's
+     * event: biased, on thread, with method on the stack.
+     */
+    private RecordedEvent onlyBiasedEvent(Jdk jdk, String scenario, String rcKey, String thread, String method)
+            throws Exception {
+        ScenarioRun run = ScenarioRun.run(jdk, dir, scenario, "");
+        assertEquals(JvmtiError.NONE, run.rc(rcKey), () -> "request " + rcKey + " of " + scenario + "\n" + run);
+        return run.onlyEventBiasedOn(thread, method);
+    }
+
     @OnEachJdk
     void nullUcontextFromJniGivesABiasedStackWithTheCallingMethod(Jdk jdk) throws Exception {
-        ScenarioRun run = ScenarioRun.run(jdk, dir, "jni-null-ucontext", "");
-        assertEquals(JvmtiError.NONE, run.rc("self"), () -> "request(NULL thread, NULL ucontext)\n" + run);
-        RecordedEvent event = run.onlyEventBiasedOn("main", "callerMethod");
-        assertTrue(JfrFile.methods(event).contains(Scenarios.class.getName() + ".main"),
-                () -> "stack lacks main: " + JfrFile.describe(event));
+        RecordedEvent event = onlyBiasedEvent(jdk, "jni-null-ucontext", "self", "main", "callerMethod");
+        assertTrue(JfrFile.methods(event).contains(MAIN), () -> "stack lacks main: " + JfrFile.describe(event));
     }
 
     /**
@@ -65,10 +75,8 @@ class BiasedRequestsTest {
 
     @OnEachJdk
     void anotherLiveThreadGivesThatThreadsBiasedStack(Jdk jdk) throws Exception {
-        ScenarioRun run = ScenarioRun.run(jdk, dir, "other-thread", "");
-        assertEquals(JvmtiError.NONE, run.rc("other"), () -> "request(sleeper thread)\n" + run);
-        RecordedEvent event = run.onlyEventBiasedOn("target-sleeper", "sleeperMethod");
-        assertFalse(JfrFile.methods(event).contains(Scenarios.class.getName() + ".main"),
+        RecordedEvent event = onlyBiasedEvent(jdk, "other-thread", "other", "target-sleeper", "sleeperMethod");
+        assertFalse(JfrFile.methods(event).contains(MAIN),
                 () -> "the requester's stack, not the target's: " + JfrFile.describe(event));
     }
 }

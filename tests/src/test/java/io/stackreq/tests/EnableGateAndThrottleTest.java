@@ -8,7 +8,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.JfrFile;
@@ -25,14 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
  * 100 per second of the app's own measured run time.
  */
 class EnableGateAndThrottleTest {
-    @TempDir
-    Path dir;
-
     @OnEachJdk
-    void withoutTheEnabledSettingRequestsAreNotAvailableAndNothingIsWritten(Jdk jdk) throws Exception {
+    void withoutTheEnabledSettingRequestsAreNotAvailableAndNothingIsWritten(Jdk jdk, @TempDir Path dir)
+            throws Exception {
         Path recording = dir.resolve("rec.jfr");
         Report report = JvmRun.on(jdk, dir).flags("-XX:StartFlightRecording=filename=" + recording)
-                .runForReport(BusyThreads.class, "threads=2", "seconds=1.5");
+                .runBusyThreads(2, 1.5);
         assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("issued") >= 50, () -> "too few timer requests to judge\n" + report);
         assertEquals(report.getLong("issued"), report.rc(JvmtiError.NOT_AVAILABLE),
@@ -45,10 +42,9 @@ class EnableGateAndThrottleTest {
     }
 
     @OnEachJdk
-    void throttleOf100PerSecondKeepsTheRateNear100PerSecond(Jdk jdk) throws Exception {
+    void throttleOf100PerSecondKeepsTheRateNear100PerSecond(Jdk jdk, @TempDir Path dir) throws Exception {
         Path recording = dir.resolve("throttled.jfr");
-        Report report = JvmRun.on(jdk, dir).runForReport(BusyThreads.class, "threads=4", "seconds=3",
-                "recordTo=" + recording, "throttle=100/s");
+        Report report = JvmRun.on(jdk, dir).runBusyThreads(4, 3, "recordTo=" + recording, "throttle=100/s");
         double seconds = report.getLong("elapsedNanos") / 1e9;
         double expected = 100 * seconds;
         long offered = report.rc(JvmtiError.NONE);

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Accounting;
@@ -26,14 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * reader and by JMC.
  */
 class FileModeTest {
-    @TempDir
-    Path dir;
-
     @OnEachJdk
-    void standaloneRecordingHoldsEveryAcceptedRequest(Jdk jdk) throws Exception {
+    void standaloneRecordingHoldsEveryAcceptedRequest(Jdk jdk, @TempDir Path dir) throws Exception {
         Path file = dir.resolve("standalone.jfr");
-        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
-                .runForReport(BusyThreads.class, "threads=4", "seconds=2");
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file).runBusyThreads(4, 2);
         assertEquals("false", report.get("jfrInitialized"), () -> "JFR was started in the JVM\n" + report);
         assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE),
@@ -65,10 +60,9 @@ class FileModeTest {
      * not be lost between the two.
      */
     @OnEachJdk
-    void noRequestIsLostBetweenChunksWrittenEvery10ms(Jdk jdk) throws Exception {
+    void noRequestIsLostBetweenChunksWrittenEvery10ms(Jdk jdk, @TempDir Path dir) throws Exception {
         Path file = dir.resolve("chunked.jfr");
-        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file + ",stats=10ms")
-                .runForReport(BusyThreads.class, "threads=4", "seconds=2");
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file + ",stats=10ms").runBusyThreads(4, 2);
         assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE), () -> "requests refused\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 50, () -> "too few requests to judge\n" + report);

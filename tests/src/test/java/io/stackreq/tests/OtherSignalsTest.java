@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Accounting;
@@ -28,14 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code file=} mode, so no JFR sampler is involved; the thresholds are item 1's.
  */
 class OtherSignalsTest {
-    @TempDir
-    Path dir;
-
     @OnEachJdk
-    void timerRequestsStayWalkableWhileAnotherSignalHandlerIsEntered(Jdk jdk) throws Exception {
+    void timerRequestsStayWalkableWhileAnotherSignalHandlerIsEntered(Jdk jdk, @TempDir Path dir) throws Exception {
         Path file = dir.resolve("poked.jfr");
-        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file)
-                .runForReport(BusyThreads.class, "threads=4", "seconds=2", "pokeUs=5000");
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("file=" + file).runBusyThreads(4, 2, "pokeUs=5000");
         assertEquals(0, report.getLong("pokeErrors"), () -> "poke failed\n" + report);
         assertTrue(report.getLong("pokes") >= 100, () -> "too few other signals\n" + report);
         assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE), () -> "requests refused\n" + report);

@@ -28,16 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code jfr print} and JMC read every event (frames of unloaded classes included).
  */
 class StressTest {
-    @TempDir
-    Path dir;
-
     @OnEachJdk
-    void eightSignalledThreadsWithGcAndClassUnloading(Jdk jdk) throws Exception {
+    void eightSignalledThreadsWithGcAndClassUnloading(Jdk jdk, @TempDir Path dir) throws Exception {
         Path recording = dir.resolve("stress.jfr");
         Report report = JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
-                .flags("-Xmx96m", "-XX:StartFlightRecording=filename=" + recording
-                        + ",+jdk.StackTraceRequest#enabled=true")
-                .runForReport(Stress.class, "seconds=10");
+                .flags("-Xmx96m").recordingTo(recording).runForReport(Stress.class, "seconds=10");
         assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("loaders") >= 10, () -> "class loading did not run\n" + report);
         assertTrue(report.getLong("gcCount") >= 5, () -> "no GC pressure\n" + report);

@@ -71,9 +71,7 @@ class TimerRequestsTest {
         if (run == null) {
             Path dir = work.resolve("jdk" + jdk.feature());
             Path recording = dir.resolve("rec.jfr");
-            Report report = JvmRun.on(jdk, dir)
-                    .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                    .runForReport(BusyThreads.class, "threads=4", "seconds=3", "intervalUs=1000");
+            Report report = JvmRun.on(jdk, dir).recordingTo(recording).runBusyThreads(4, 3, "intervalUs=1000");
             run = new Run(recording, report, dir);
             RUNS.put(jdk, run);
         }
@@ -134,10 +132,8 @@ class TimerRequestsTest {
     void signalHandlersWithoutUcontextGetBiasedFailedEventsExactlyOnce(Jdk jdk) throws Exception {
         Path dir = work.resolve("null-ucontext-jdk" + jdk.feature());
         Path recording = dir.resolve("rec.jfr");
-        Report report = JvmRun.on(jdk, dir)
-                .requesterOptions("null-ucontext")
-                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .runForReport(BusyThreads.class, "threads=4", "seconds=2", "intervalUs=1000");
+        Report report = JvmRun.on(jdk, dir).requesterOptions("null-ucontext").recordingTo(recording)
+                .runBusyThreads(4, 2, "intervalUs=1000");
         Run run = new Run(recording, report, dir);
         assertRequestsAllAccepted(run);
         List<RecordedEvent> events = JfrFile.requests(recording);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.JvmtiError;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Accounting;
@@ -23,15 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
  * accepted = emitted + dropped with nothing pending.
  */
 class TinyRingTest {
-    @TempDir
-    Path dir;
-
     @OnEachJdk
-    void dropsAreCountedAndAccountingIsExact(Jdk jdk) throws Exception {
+    void dropsAreCountedAndAccountingIsExact(Jdk jdk, @TempDir Path dir) throws Exception {
         Path recording = dir.resolve("rec.jfr");
-        Report report = JvmRun.on(jdk, dir).stackreqOptions("ring=2")
-                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .runForReport(BusyThreads.class, "threads=4", "seconds=2");
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("ring=2").recordingTo(recording).runBusyThreads(4, 2);
         assertTrue(report.rc(JvmtiError.OUT_OF_MEMORY) > 0, () -> "no request was dropped\n" + report);
         assertEquals(report.getLong("issued"), report.rc(JvmtiError.NONE) + report.rc(JvmtiError.OUT_OF_MEMORY),
                 () -> "only NONE and OUT_OF_MEMORY expected\n" + report);

@@ -40,8 +40,7 @@ class UnloadedClassesTest {
     void framesOfUnloadedClassesAreResolvedOrUnknownAndReadable(Jdk jdk) throws Exception {
         Path recording = dir.resolve("unloaded.jfr");
         int rounds = 40;
-        Report report = JvmRun.on(jdk, dir)
-                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
+        Report report = JvmRun.on(jdk, dir).recordingTo(recording)
                 .runForReport(UnloadedClasses.class, "rounds=" + rounds);
         assertEquals(rounds, report.rc(JvmtiError.NONE), () -> "every request must return NONE\n" + report);
         assertTrue(report.getLong("unloadedClasses") >= rounds / 2, () -> "classes were not unloaded\n" + report);

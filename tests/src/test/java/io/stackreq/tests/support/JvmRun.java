@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.Report;
 
 /**
@@ -116,6 +117,11 @@ public final class JvmRun {
         return this;
     }
 
+    /** Starts a JFR recording into {@code recording} with the JVM, {@code jdk.StackTraceRequest} enabled in it. */
+    public JvmRun recordingTo(Path recording) {
+        return flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true");
+    }
+
     public JvmRun main(Class<?> main, String... mainArgs) {
         this.mainClass = main.getName();
         args.addAll(Arrays.asList(mainArgs));
@@ -132,6 +138,16 @@ public final class JvmRun {
         args.add("out=" + file);
         run();
         return Report.read(file);
+    }
+
+    /**
+     * Runs {@link BusyThreads} on {@code threads} threads that request their stacks from timer signals for
+     * {@code seconds} ({@link #runForReport}); {@code moreArgs} are its other arguments ({@code intervalUs=...}).
+     */
+    public Report runBusyThreads(int threads, double seconds, String... moreArgs) throws IOException {
+        List<String> busyArgs = new ArrayList<>(List.of("threads=" + threads, "seconds=" + seconds));
+        busyArgs.addAll(Arrays.asList(moreArgs));
+        return runForReport(BusyThreads.class, busyArgs.toArray(String[]::new));
     }
 
     public JvmRun timeout(Duration limit) {
