@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 
 #define CHECK(condition)                                                                   \
     do {                                                                                   \
@@ -11,3 +12,10 @@
             std::exit(1);                                                                  \
         }                                                                                  \
     } while (0)
+
+// Runs every test in order (the first failing CHECK exits 1), then prints "name: ok"; main's result.
+inline int run_tests(const char* name, std::initializer_list<void (*)()> tests) {
+    for (void (*test)() : tests) test();
+    std::printf("%s: ok\n", name);
+    return 0;
+}

@@ -90,16 +90,31 @@ jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmt
     return JVMTI_ERROR_NONE;
 }
 
-int count_id(jint count, jvmtiExtensionFunctionInfo* list, const char* id, jvmtiExtensionFunction* function) {
-    int found = 0;
-    for (jint i = 0; i < count; i++) {
-        if (std::strcmp(list[i].id, id) == 0) {
-            found++;
-            *function = list[i].func;
-        }
+// The list GetExtensionFunctions gives env (it must succeed, with the VM's one extension and stackreq's three),
+// freed with free_extension_list when it goes out of scope.
+struct ListedFunctions {
+    explicit ListedFunctions(jvmtiEnv* listing_env) : env(listing_env) {
+        CHECK(env->GetExtensionFunctions(&count, &list) == JVMTI_ERROR_NONE);
+        CHECK(count == 4);
     }
-    return found;
-}
+    ~ListedFunctions() { free_extension_list(env, count, list); }
+
+    // How many entries have id; *function is the last one's.
+    int count_id(const char* id, jvmtiExtensionFunction* function) const {
+        int found = 0;
+        for (jint i = 0; i < count; i++) {
+            if (std::strcmp(list[i].id, id) == 0) {
+                found++;
+                *function = list[i].func;
+            }
+        }
+        return found;
+    }
+
+    jvmtiEnv* env;
+    jint count = 0;
+    jvmtiExtensionFunctionInfo* list = nullptr;
+};
 
 jvmtiError JNICALL failing_get_extension_functions(jvmtiEnv*, jint*, jvmtiExtensionFunctionInfo**) {
     return JVMTI_ERROR_WRONG_PHASE;
@@ -117,6 +132,16 @@ jvmtiEnv* fake_env(jvmtiInterface_1* table, _jvmtiEnv* storage) {
     table->GetExtensionFunctions = fake_get_extension_functions;
     storage->functions = table;
     return storage;
+}
+
+// An environment on table whose VM lists the JEP's functions or not, after setup_extension_functions has
+// chosen mode for it and filled *vm.
+jvmtiEnv* set_up(bool vm_lists_functions, jvmtiInterface_1* table, _jvmtiEnv* storage, stackreq_functions* vm,
+                 ExtensionMode mode) {
+    g_vm_lists_functions = vm_lists_functions;
+    jvmtiEnv* env = fake_env(table, storage);
+    CHECK(setup_extension_functions(env, true, vm) == mode);
+    return env;
 }
 
 using Lookup = jvmtiError (*)(jvmtiEnv*, stackreq_RequestStackTrace*, stackreq_EnableRequestStackTrace*,
@@ -161,26 +186,21 @@ void header_lookup_finds_what_is_listed(Lookup lookup) {
 }
 
 void vm_native_functions_are_forwarded() {
-    g_vm_lists_functions = true;
     _jvmtiEnv env_storage{};
-    jvmtiEnv* env = fake_env(&g_native_table, &env_storage);
-
     stackreq_functions vm{};
-    CHECK(setup_extension_functions(env, true, &vm) == ExtensionMode::kVmNative);
+    jvmtiEnv* env = set_up(true, &g_native_table, &env_storage, &vm, ExtensionMode::kVmNative);
     CHECK(vm.vm_native == 1);
     CHECK(reinterpret_cast<void*>(vm.request_stack_trace) == reinterpret_cast<void*>(vm_request));
     CHECK(reinterpret_cast<void*>(vm.enable_request_stack_trace) == reinterpret_cast<void*>(vm_enable));
     CHECK(reinterpret_cast<void*>(vm.disable_request_stack_trace) == reinterpret_cast<void*>(vm_disable));
     // Nothing registered: the table is untouched and the list has each id exactly once.
     CHECK(g_native_table.GetExtensionFunctions == fake_get_extension_functions);
-    jint count = 0;
-    jvmtiExtensionFunctionInfo* list = nullptr;
-    CHECK(env->GetExtensionFunctions(&count, &list) == JVMTI_ERROR_NONE);
-    CHECK(count == 4);
-    jvmtiExtensionFunction function = nullptr;
-    CHECK(count_id(count, list, STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
-    CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(vm_request));
-    free_extension_list(env, count, list);
+    {
+        ListedFunctions listed(env);
+        jvmtiExtensionFunction function = nullptr;
+        CHECK(listed.count_id(STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
+        CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(vm_request));
+    }
 
     stackreq_functions looked_up{};
     CHECK(stackreq_get_functions(env, &looked_up) == JVMTI_ERROR_NONE);
@@ -190,36 +210,31 @@ void vm_native_functions_are_forwarded() {
 }
 
 void stackreq_functions_are_registered() {
-    g_vm_lists_functions = false;
     _jvmtiEnv env_storage{};
-    jvmtiEnv* env = fake_env(&g_plain_table, &env_storage);
-
     stackreq_functions vm{};
-    CHECK(setup_extension_functions(env, true, &vm) == ExtensionMode::kRegistered);
+    jvmtiEnv* env = set_up(false, &g_plain_table, &env_storage, &vm, ExtensionMode::kRegistered);
     CHECK(g_plain_table.GetExtensionFunctions != fake_get_extension_functions);
     // Another environment sharing the table (as every HotSpot environment does) sees the ids.
     _jvmtiEnv other_storage{};
     other_storage.functions = &g_plain_table;
-    jvmtiEnv* other = &other_storage;
-    jint count = 0;
-    jvmtiExtensionFunctionInfo* list = nullptr;
-    CHECK(other->GetExtensionFunctions(&count, &list) == JVMTI_ERROR_NONE);
-    CHECK(count == 4);
-    jvmtiExtensionFunction function = nullptr;
-    CHECK(count_id(count, list, "com.sun.hotspot.functions.IsClassUnloadingEnabled", &function) == 1);
-    CHECK(count_id(count, list, STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
-    CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
-    CHECK(count_id(count, list, STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE, &function) == 1);
-    CHECK(count_id(count, list, STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE, &function) == 1);
-    for (jint i = 0; i < count; i++) {
-        if (std::strcmp(list[i].id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
-            CHECK(list[i].param_count == 3);
-            CHECK(std::strcmp(list[i].params[2].name, "user_data") == 0);
-            CHECK(list[i].params[2].base_type == JVMTI_TYPE_JLONG);
-            CHECK(list[i].error_count > 0);
+    {
+        ListedFunctions listed(&other_storage);
+        jvmtiExtensionFunction function = nullptr;
+        CHECK(listed.count_id("com.sun.hotspot.functions.IsClassUnloadingEnabled", &function) == 1);
+        CHECK(listed.count_id(STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
+        CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
+        CHECK(listed.count_id(STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE, &function) == 1);
+        CHECK(listed.count_id(STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE, &function) == 1);
+        for (jint i = 0; i < listed.count; i++) {
+            const jvmtiExtensionFunctionInfo& info = listed.list[i];
+            if (std::strcmp(info.id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
+                CHECK(info.param_count == 3);
+                CHECK(std::strcmp(info.params[2].name, "user_data") == 0);
+                CHECK(info.params[2].base_type == JVMTI_TYPE_JLONG);
+                CHECK(info.error_count > 0);
+            }
         }
     }
-    free_extension_list(other, count, list);
     CHECK(g_live_allocations.empty());  // every string and array came from Allocate
 
     stackreq_functions looked_up{};

@@ -173,13 +173,6 @@ void test_growth_and_take() {
 }  // namespace
 
 int main() {
-    test_varint64_bytes();
-    test_varint64_round_trip();
-    test_varint32();
-    test_big_endian();
-    test_strings();
-    test_sized_records();
-    test_growth_and_take();
-    std::printf("jfr_buffer_test: ok\n");
-    return 0;
+    return run_tests("jfr_buffer_test", {test_varint64_bytes, test_varint64_round_trip, test_varint32, test_big_endian,
+                                         test_strings, test_sized_records, test_growth_and_take});
 }
