@@ -37,8 +37,7 @@ public final class ContinuousApp {
 
     public static void main(String[] args) throws Exception {
         Args a = Args.parse(args);
-        Report report = new Report();
-        report.put("enable.rc", Requester.enable());
+        Report report = Report.afterEnable(Requester.enable());
         Path dir = a.path("dir");
         switch (a.get("scenario")) {
             case "dumps" -> dumps(dir, report);

@@ -13,6 +13,11 @@ import java.util.List;
  * by the test. Values never contain newlines; lists are space separated.
  */
 public final class Report extends KeyValues {
+    /** A report that starts with {@code enable.rc}, what the app's EnableRequestStackTrace call returned. */
+    public static Report afterEnable(int enableRc) {
+        return new Report().put("enable.rc", enableRc);
+    }
+
     public Report put(String key, Object value) {
         String text = String.valueOf(value);
         if (key.contains("=") || key.contains("\n") || text.contains("\n")) {

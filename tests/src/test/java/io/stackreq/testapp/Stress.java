@@ -1,7 +1,6 @@
 package io.stackreq.testapp;
 
 import java.lang.management.ClassLoadingMXBean;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -10,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -21,7 +21,6 @@ import java.util.function.LongUnaryOperator;
  */
 public final class Stress {
     static volatile long sink;
-    static volatile Object retained;
 
     private Stress() {
     }
@@ -32,36 +31,30 @@ public final class Stress {
         int intervalUs = a.getInt("intervalUs", 1000);
         URL classes = Path.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)[0])
                 .toUri().toURL();
-        Report report = new Report();
-        report.put("enable.rc", Requester.enable());
+        Report report = Report.afterEnable(Requester.enable());
 
         AtomicLong loaders = new AtomicLong();
         long unloadedBefore = ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount();
-        long gcBefore = gcCount();
+        long gcBefore = BusyLoops.gcCount();
         long deadline = System.nanoTime() + nanos;
+        ThreadFailures failures = new ThreadFailures();
         List<Thread> threads = new ArrayList<>();
-        List<Throwable> failures = new ArrayList<>();
         CountDownLatch started = new CountDownLatch(8);
         for (int i = 0; i < 8; i++) {
             int kind = i % 3;
-            Runnable work = kind == 0 ? () -> burnUntil(deadline)
-                    : kind == 1 ? () -> allocateUntil(deadline)
+            BooleanSupplier running = () -> System.nanoTime() - deadline < 0;
+            Runnable work = kind == 0 ? () -> BusyLoops.burn(running)
+                    : kind == 1 ? () -> BusyLoops.allocate(running)
                     : () -> loadClassesUntil(deadline, classes, loaders);
-            Thread thread = new Thread(() -> {
+            threads.add(failures.start("stress-" + i, () -> {
                 try {
                     Requester.startTimerOrThrow(intervalUs);
-                    started.countDown();
-                    work.run();
-                    Requester.stopTimerOrThrow();
-                } catch (Throwable t) {
-                    synchronized (failures) {
-                        failures.add(t);
-                    }
+                } finally {
                     started.countDown();
                 }
-            }, "stress-" + i);
-            threads.add(thread);
-            thread.start();
+                work.run();
+                Requester.stopTimerOrThrow();
+            }));
         }
         started.await();
         while (System.nanoTime() - deadline < 0) {
@@ -71,49 +64,14 @@ public final class Stress {
         for (Thread thread : threads) {
             thread.join();
         }
-        if (!failures.isEmpty()) {
-            throw new IllegalStateException("stress thread failed", failures.get(0));
-        }
+        failures.rethrowFirst("stress thread failed");
         System.gc();
         ClassLoadingMXBean classLoading = ManagementFactory.getClassLoadingMXBean();
         Requester.putTimerResults(report);
         report.put("loaders", loaders.get());
-        report.put("gcCount", gcCount() - gcBefore);
+        report.put("gcCount", BusyLoops.gcCount() - gcBefore);
         report.put("unloadedClasses", classLoading.getUnloadedClassCount() - unloadedBefore);
         report.write(a.path("out"));
-    }
-
-    static long gcCount() {
-        long count = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            count += Math.max(0, gc.getCollectionCount());
-        }
-        return count;
-    }
-
-    static void burnUntil(long deadline) {
-        long x = 7;
-        while (System.nanoTime() - deadline < 0) {
-            for (int i = 0; i < 100_000; i++) {
-                x = x * 6364136223846793005L + 1442695040888963407L;
-            }
-        }
-        sink += x;
-    }
-
-    static void allocateUntil(long deadline) {
-        Object[] keep = new Object[256];
-        int n = 0;
-        while (System.nanoTime() - deadline < 0) {
-            for (int i = 0; i < 1000; i++) {
-                List<long[]> list = new ArrayList<>();
-                for (int j = 0; j < 16; j++) {
-                    list.add(new long[64 + (i & 63)]);
-                }
-                keep[n++ & 255] = list;
-            }
-            retained = keep[n & 255];
-        }
     }
 
     static void loadClassesUntil(long deadline, URL classes, AtomicLong loaders) {

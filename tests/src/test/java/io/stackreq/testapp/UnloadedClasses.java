@@ -23,8 +23,7 @@ public final class UnloadedClasses {
         int rounds = a.getInt("rounds", 40);
         URL classes = Path.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)[0])
                 .toUri().toURL();
-        Report report = new Report();
-        report.put("enable.rc", Requester.enable());
+        Report report = Report.afterEnable(Requester.enable());
         long unloadedBefore = ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount();
         for (int i = 0; i < rounds; i++) {
             callThroughThrowAwayLoader(classes);

@@ -29,8 +29,7 @@ public final class VirtualThreads {
         Args a = Args.parse(args);
         int threads = a.getInt("threads", 2000);
         int rounds = a.getInt("rounds", 5);
-        Report report = new Report();
-        report.put("enable.rc", Requester.enable());
+        Report report = Report.afterEnable(Requester.enable());
         Recording recording = new Recording();
         recording.enable("jdk.StackTraceRequest");
         recording.setDestination(a.path("rec"));

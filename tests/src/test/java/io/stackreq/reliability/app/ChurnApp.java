@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.stackreq.testapp.Args;
+import io.stackreq.testapp.BusyLoops;
 import io.stackreq.testapp.Report;
+import io.stackreq.testapp.ThreadFailures;
 
 /**
  * Stress: signal-driven requests at a fixed rate ({@code pacers} x {@code hz}, 10 x 1000 = 10 kHz)
@@ -37,21 +39,20 @@ public final class ChurnApp {
         Args a = Args.parse(args);
         long nanos = (long) (a.getDouble("seconds", 60) * 1e9);
         int churn = a.getInt("churn", 4);
-        Report report = new Report();
-        report.put("enable.rc", Chaos.enable());
+        Report report = Report.afterEnable(Chaos.enable());
         Queue<String> registered = new ConcurrentLinkedQueue<>();
-        List<Throwable> failures = new ArrayList<>();
+        ThreadFailures failures = new ThreadFailures();
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong victims = new AtomicLong();
         AtomicLong churnThreads = new AtomicLong();
         long unloadedBefore = ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount();
-        long gcBefore = Workloads.gcCount();
+        long gcBefore = BusyLoops.gcCount();
 
         List<Thread> workers = new ArrayList<>();
         for (int kind = 0; kind < 6; kind++) {
             int k = kind;
             String name = "worker-" + (k < 5 ? Workloads.KINDS[k] : "deopt");
-            workers.add(start(name, () -> {
+            workers.add(failures.start(name, () -> {
                 registered.add(Chaos.register() + " " + name);
                 try {
                     if (k < 5) {
@@ -65,11 +66,11 @@ public final class ChurnApp {
                 } finally {
                     Chaos.unregister();
                 }
-            }, failures));
+            }));
         }
 
         Semaphore alive = new Semaphore(churn);
-        Thread spawner = start("spawner", () -> {
+        Thread spawner = failures.start("spawner", () -> {
             long n = 0;
             while (running.get()) {
                 try {
@@ -79,7 +80,7 @@ public final class ChurnApp {
                 }
                 String name = "churn-" + n++;
                 churnThreads.incrementAndGet();
-                start(name, () -> {
+                failures.start(name, () -> {
                     try {
                         registered.add(Chaos.register() + " " + name);
                         shortLife(victims);
@@ -87,13 +88,13 @@ public final class ChurnApp {
                         Chaos.unregister();
                         alive.release();
                     }
-                }, failures);
+                });
             }
-        }, failures);
+        });
 
         Chaos.startPacersOrThrow(a.getInt("pacers", 10), a.getInt("hz", 1000), 0);
         long start = System.nanoTime();
-        while (System.nanoTime() - start < nanos && failures.isEmpty()) {
+        while (System.nanoTime() - start < nanos && !failures.any()) {
             Thread.sleep(500);
             System.gc();
         }
@@ -105,11 +106,7 @@ public final class ChurnApp {
         }
         Chaos.stopPacers();
         long elapsed = System.nanoTime() - start;
-        synchronized (failures) {
-            if (!failures.isEmpty()) {
-                throw new IllegalStateException("a stress thread failed", failures.get(0));
-            }
-        }
+        failures.rethrowFirst("a stress thread failed");
         System.gc();
         Chaos.writeResultsOrThrow(a.get("results"));
         Files.write(a.path("threads"), registered, StandardCharsets.UTF_8);
@@ -117,7 +114,7 @@ public final class ChurnApp {
         report.put("signals", Chaos.signalsSent());
         report.put("churnThreads", churnThreads.get());
         report.put("victims", victims.get());
-        report.put("gcCount", Workloads.gcCount() - gcBefore);
+        report.put("gcCount", BusyLoops.gcCount() - gcBefore);
         report.put("unloadedClasses",
                 ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount() - unloadedBefore);
         report.put("elapsedNanos", elapsed);
@@ -135,20 +132,5 @@ public final class ChurnApp {
             return;
         }
         Workloads.run(kind, () -> System.nanoTime() - end < 0);
-    }
-
-    static Thread start(String name, Runnable body, List<Throwable> failures) {
-        Thread thread = new Thread(() -> {
-            try {
-                body.run();
-            } catch (Throwable t) {
-                synchronized (failures) {
-                    failures.add(t);
-                }
-            }
-        }, name);
-        thread.setDaemon(true);
-        thread.start();
-        return thread;
     }
 }

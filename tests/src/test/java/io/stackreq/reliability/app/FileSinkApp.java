@@ -21,8 +21,7 @@ public final class FileSinkApp {
 
     public static void main(String[] args) throws Exception {
         Args a = Args.parse(args);
-        Report report = new Report();
-        report.put("enable.rc", Chaos.enable());
+        Report report = Report.afterEnable(Chaos.enable());
         AtomicBoolean running = new AtomicBoolean(true);
         Workloads.startRegistered("sink-", running, 0, 1);
         Chaos.startPacersOrThrow(4, a.getInt("hz", 1000), 0);

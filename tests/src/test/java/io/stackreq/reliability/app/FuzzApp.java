@@ -6,7 +6,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.stackreq.testapp.Args;
+import io.stackreq.testapp.BusyLoops;
 import io.stackreq.testapp.Report;
+import io.stackreq.testapp.ThreadFailures;
 
 /**
  * Fuzzed ucontexts: worker threads in every state ({@link Workloads}) are signalled by the pacers;
@@ -28,40 +30,34 @@ public final class FuzzApp {
         Args a = Args.parse(args);
         long requests = a.getLong("requests", 50_000);
         int threadCount = a.getInt("threads", 5);
-        Report report = new Report();
-        report.put("enable.rc", Chaos.enable());
+        Report report = Report.afterEnable(Chaos.enable());
 
+        ThreadFailures failures = new ThreadFailures();
         List<Thread> threads = new ArrayList<>();
-        List<Throwable> failures = new ArrayList<>();
         CountDownLatch registered = new CountDownLatch(threadCount);
         AtomicBoolean running = new AtomicBoolean(true);
         for (int i = 0; i < threadCount; i++) {
             int kind = i;
             String name = "fuzz-" + Workloads.KINDS[kind % 5] + "-" + i;
-            Thread thread = new Thread(() -> {
+            threads.add(failures.start(name, () -> {
                 try {
-                    int tid = Chaos.register();
-                    synchronized (report) {
-                        report.put("tid." + name, tid);
+                    try {
+                        int tid = Chaos.register();
+                        synchronized (report) {
+                            report.put("tid." + name, tid);
+                        }
+                    } finally {
+                        registered.countDown();
                     }
-                    registered.countDown();
                     Workloads.run(kind, running::get);
-                } catch (Throwable t) {
-                    synchronized (failures) {
-                        failures.add(t);
-                    }
-                    registered.countDown();
                 } finally {
                     Chaos.unregister();
                 }
-            }, name);
-            thread.setDaemon(true);
-            threads.add(thread);
-            thread.start();
+            }));
         }
         registered.await();
         Chaos.startPacersOrThrow(a.getInt("pacers", 2), a.getInt("hz", 1000), a.getInt("perSignal", 16));
-        while (Chaos.issued() < requests && failures.isEmpty()) {
+        while (Chaos.issued() < requests && !failures.any()) {
             Thread.sleep(50);
         }
         Chaos.stopPacers();
@@ -69,13 +65,11 @@ public final class FuzzApp {
         for (Thread thread : threads) {
             thread.join();
         }
-        if (!failures.isEmpty()) {
-            throw new IllegalStateException("worker failed", failures.get(0));
-        }
+        failures.rethrowFirst("worker failed");
         Chaos.writeResultsOrThrow(a.get("results"));
         report.put("issued", Chaos.issued());
         report.put("signals", Chaos.signalsSent());
-        report.put("gcCount", Workloads.gcCount());
+        report.put("gcCount", BusyLoops.gcCount());
         report.write(a.path("out"));
     }
 }

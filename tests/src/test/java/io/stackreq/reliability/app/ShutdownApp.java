@@ -41,8 +41,7 @@ public final class ShutdownApp {
     public static void main(String[] args) throws Exception {
         Args a = Args.parse(args);
         String mode = a.get("mode");
-        Report report = new Report();
-        report.put("enable.rc", Chaos.enable());
+        Report report = Report.afterEnable(Chaos.enable());
         AtomicBoolean running = new AtomicBoolean(true);
         Workloads.startRegistered("shutdown-", running, 0, 1, 3);
         Chaos.startPacersOrThrow(4, 1000, 0);

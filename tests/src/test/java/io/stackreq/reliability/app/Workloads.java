@@ -1,12 +1,10 @@
 package io.stackreq.reliability.app;
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+
+import io.stackreq.testapp.BusyLoops;
 
 /**
  * Loops the reliability workloads run on their signalled threads, each keeping a thread in a
@@ -15,34 +13,8 @@ import java.util.function.BooleanSupplier;
  */
 final class Workloads {
     static volatile long sink;
-    static volatile Object retained;
 
     private Workloads() {
-    }
-
-    static void burn(BooleanSupplier running) {
-        long x = 7;
-        while (running.getAsBoolean()) {
-            for (int i = 0; i < 20_000; i++) {
-                x = x * 6364136223846793005L + 1442695040888963407L;
-            }
-        }
-        sink += x;
-    }
-
-    static void allocate(BooleanSupplier running) {
-        Object[] keep = new Object[512];
-        int n = 0;
-        while (running.getAsBoolean()) {
-            for (int i = 0; i < 200; i++) {
-                List<long[]> list = new ArrayList<>();
-                for (int j = 0; j < 16; j++) {
-                    list.add(new long[32 + (i & 127)]);
-                }
-                keep[n++ & 511] = list;
-            }
-            retained = keep[n & 511];
-        }
     }
 
     static void copy(BooleanSupplier running) {
@@ -78,8 +50,8 @@ final class Workloads {
     /** The loop for kind 0..4: burn, allocate, copy, sleep, jni. */
     static void run(int kind, BooleanSupplier running) {
         switch (kind % 5) {
-            case 0 -> burn(running);
-            case 1 -> allocate(running);
+            case 0 -> BusyLoops.burn(running);
+            case 1 -> BusyLoops.allocate(running);
             case 2 -> copy(running);
             case 3 -> sleep(running);
             default -> jni(running);
@@ -104,13 +76,5 @@ final class Workloads {
             worker.start();
         }
         registered.await();
-    }
-
-    static long gcCount() {
-        long count = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            count += Math.max(0, gc.getCollectionCount());
-        }
-        return count;
     }
 }
