@@ -27,9 +27,8 @@ public final class Scenarios {
         report.put("onLoad", Requester.onLoadResult());
         report.put("available", Requester.available());
         switch (scenario) {
-            case "available":
-                break;
-            case "wrong-phase": {
+            case "available" -> { }
+            case "wrong-phase" -> {
                 report.put("enable.rc", Requester.enable());
                 Thread other = startSleeper();
                 report.put("rc.self", Requester.request(null, 1));
@@ -38,17 +37,15 @@ public final class Scenarios {
                 report.put("rc.afterRecording", Requester.request(null, 3));
                 stop(recording);
                 stopSleeper(other);
-                break;
             }
-            case "not-available-event-off": {
+            case "not-available-event-off" -> {
                 report.put("enable.rc", Requester.enable());
                 Recording recording = startRecording(rec, false);
                 report.put("rc.self", Requester.request(null, 1));
                 report.put("rc.current", Requester.request(Thread.currentThread(), 2));
                 stop(recording);
-                break;
             }
-            case "not-available-not-enabled": {
+            case "not-available-not-enabled" -> {
                 Recording recording = startRecording(rec, true);
                 report.put("rc.beforeEnable", Requester.request(null, 1));
                 report.put("enable.rc", Requester.enable());
@@ -57,31 +54,20 @@ public final class Scenarios {
                 report.put("rc.afterDisable", Requester.request(null, 3));
                 report.put("disableAgain.rc", Requester.disable());
                 stop(recording);
-                break;
             }
-            case "invalid-thread": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            case "invalid-thread" -> enabledWhileRecording(report, rec, () -> {
                 report.put("rc.string", Requester.requestObject("not a thread", 1));
                 report.put("rc.object", Requester.requestObject(new Object(), 2));
-                stop(recording);
-                break;
-            }
-            case "thread-not-alive": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            });
+            case "thread-not-alive" -> enabledWhileRecording(report, rec, () -> {
                 Thread unstarted = new Thread(() -> { }, "unstarted");
                 report.put("rc.unstarted", Requester.request(unstarted, 1));
                 Thread terminated = new Thread(() -> { }, "terminated");
                 terminated.start();
                 terminated.join();
                 report.put("rc.terminated", Requester.request(terminated, 2));
-                stop(recording);
-                break;
-            }
-            case "virtual-thread": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            });
+            case "virtual-thread" -> enabledWhileRecording(report, rec, () -> {
                 CountDownLatch release = new CountDownLatch(1);
                 CountDownLatch running = new CountDownLatch(1);
                 Thread virtual = startVirtualThread(null, () -> {
@@ -93,60 +79,47 @@ public final class Scenarios {
                 report.put("rc.virtual", Requester.request(virtual, 1));
                 release.countDown();
                 virtual.join();
-                stop(recording);
-                break;
-            }
-            case "none-current-thread": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            });
+            case "none-current-thread" -> enabledWhileRecording(report, rec, () -> {
                 report.put("rc.current", callerMethod(Thread.currentThread(), 1));
-                stop(recording);
-                break;
-            }
-            case "jni-null-ucontext": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            });
+            case "jni-null-ucontext" -> enabledWhileRecording(report, rec, () -> {
                 report.put("rc.self", callerMethod(null, 1));
-                stop(recording);
-                break;
-            }
-            case "jfr-excluded": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            });
+            case "jfr-excluded" -> enabledWhileRecording(report, rec, () -> {
                 requestsOfAStreamThread(report);
                 report.put("rc.main", Requester.request(null, 4));
-                stop(recording);
-                break;
-            }
-            case "ending-threads": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
-                endThreads(ENDING_THREADS, report);
-                stop(recording);
-                break;
-            }
-            case "self-loop": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            });
+            case "ending-threads" -> enabledWhileRecording(report, rec, () -> endThreads(ENDING_THREADS, report));
+            case "self-loop" -> enabledWhileRecording(report, rec, () -> {
                 int[] failures = selfLoop(SELF_LOOP_REQUESTS, report);
                 report.put("notNone", failures[0]);
-                stop(recording);
-                break;
-            }
-            case "other-thread": {
-                report.put("enable.rc", Requester.enable());
-                Recording recording = startRecording(rec, true);
+            });
+            case "other-thread" -> enabledWhileRecording(report, rec, () -> {
                 Thread sleeper = startSleeper();
                 report.put("rc.other", Requester.request(sleeper, 1));
                 Thread.sleep(300);
                 stopSleeper(sleeper);
-                stop(recording);
-                break;
-            }
-            default:
-                throw new IllegalArgumentException("unknown scenario " + scenario);
+            });
+            default -> throw new IllegalArgumentException("unknown scenario " + scenario);
         }
         report.write(a.path("out"));
+    }
+
+    /** What a scenario does. */
+    interface Steps {
+        void run() throws Exception;
+    }
+
+    /**
+     * Enables the requests ({@code enable.rc}), then runs steps inside a recording with jdk.StackTraceRequest
+     * enabled, into rec.
+     */
+    static void enabledWhileRecording(Report report, Path rec, Steps steps) throws Exception {
+        report.put("enable.rc", Requester.enable());
+        Recording recording = startRecording(rec, true);
+        steps.run();
+        stop(recording);
     }
 
     /**
