@@ -35,6 +35,16 @@ int agent_parse_options(const char *agent, const char *options, int (*accept)(co
     return ok;
 }
 
+int agent_set_flag(const char *item, const struct agent_flag *flags, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(item, flags[i].name) == 0) {
+            *flags[i].flag = flags[i].value;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int agent_parse_long(const char *text, long min, long max, long *value) {
     char *end = NULL;
     errno = 0;

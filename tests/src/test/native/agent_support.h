@@ -6,6 +6,7 @@
 #define STACKREQ_TEST_AGENT_SUPPORT_H
 
 #include <jni.h>
+#include <stddef.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -20,6 +21,16 @@ int agent_install_handler(int signal_number, void (*handler)(int, siginfo_t *, v
  * 0 to refuse it; every refused item is named on stderr as "AGENT: bad option 'ITEM'". Returns 1
  * when all of them were accepted. */
 int agent_parse_options(const char *agent, const char *options, int (*accept)(const char *item));
+
+/* An option that is a word alone: item exactly name sets *flag to value. */
+struct agent_flag {
+    const char *name;
+    int *flag;
+    int value;
+};
+
+/* When item is the name of one of the count flags, sets that flag and returns 1; returns 0 for any other item. */
+int agent_set_flag(const char *item, const struct agent_flag *flags, size_t count);
 
 /* All of text as a decimal number within [min, max] into *value; returns 0, *value untouched,
  * for anything else. */

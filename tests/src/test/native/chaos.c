@@ -399,6 +399,12 @@ static int write_results(const char *prefix, long up_to) {
 
 /* ---- agent ---- */
 
+static const struct agent_flag FLAGS[] = {
+    {"guard=avoid", &g_guard_only, 0},
+    {"guard=only", &g_guard_only, 1},
+    {"keepfiring", &g_keep_firing, 1},
+};
+
 static int accept_option(const char *item) {
     long value = 0;
     if (strncmp(item, "signal=", 7) == 0) {
@@ -423,14 +429,8 @@ static int accept_option(const char *item) {
         const char *names[3] = {"pc", "sp", "fp"};
         for (int r = 0; r < 3; r++) g_mutable[r] = strstr(item + 7, names[r]) != NULL;
         return g_mutable[0] || g_mutable[1] || g_mutable[2];
-    } else if (strcmp(item, "guard=avoid") == 0) {
-        g_guard_only = 0;
-    } else if (strcmp(item, "guard=only") == 0) {
-        g_guard_only = 1;
-    } else if (strcmp(item, "keepfiring") == 0) {
-        g_keep_firing = 1;
     } else {
-        return 0;
+        return agent_set_flag(item, FLAGS, sizeof(FLAGS) / sizeof(FLAGS[0]));
     }
     return 1;
 }

@@ -257,16 +257,15 @@ static void deallocate(void *memory) {
     if (memory != NULL) (*g_jvmti)->Deallocate(g_jvmti, (unsigned char *)memory);
 }
 
+static const struct agent_flag FLAGS[] = {
+    {"layers=ac", &g_layer_c, 1},
+    {"layers=b", &g_layer_c, 0},
+};
+
 static int accept_option(const char *item) {
-    if (strncmp(item, "out=", 4) == 0 && strlen(item + 4) < sizeof(g_out)) {
-        strcpy(g_out, item + 4);
-    } else if (strcmp(item, "layers=ac") == 0) {
-        g_layer_c = 1;
-    } else if (strcmp(item, "layers=b") == 0) {
-        g_layer_c = 0;
-    } else {
-        return 0;
-    }
+    if (agent_set_flag(item, FLAGS, sizeof(FLAGS) / sizeof(FLAGS[0]))) return 1;
+    if (strncmp(item, "out=", 4) != 0 || strlen(item + 4) >= sizeof(g_out)) return 0;
+    strcpy(g_out, item + 4);
     return 1;
 }
 

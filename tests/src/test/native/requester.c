@@ -124,21 +124,18 @@ static int enable_thread_end_requests(void) {
                JVMTI_ERROR_NONE;
 }
 
+static const struct agent_flag FLAGS[] = {
+    {"optional", &g_optional, 1},
+    {"onload-request", &g_onload_request, 1},
+    {"null-ucontext", &g_null_ucontext, 1},
+    {"thread-end-requests", &g_thread_end_requests, 1},
+};
+
 static int accept_option(const char *item) {
     long value = 0;
-    if (strcmp(item, "optional") == 0) {
-        g_optional = 1;
-    } else if (strcmp(item, "onload-request") == 0) {
-        g_onload_request = 1;
-    } else if (strcmp(item, "null-ucontext") == 0) {
-        g_null_ucontext = 1;
-    } else if (strcmp(item, "thread-end-requests") == 0) {
-        g_thread_end_requests = 1;
-    } else if (strncmp(item, "signal=", 7) == 0 && agent_parse_long(item + 7, 1, NSIG - 1, &value)) {
-        g_signal = (int)value;
-    } else {
-        return 0;
-    }
+    if (agent_set_flag(item, FLAGS, sizeof(FLAGS) / sizeof(FLAGS[0]))) return 1;
+    if (strncmp(item, "signal=", 7) != 0 || !agent_parse_long(item + 7, 1, NSIG - 1, &value)) return 0;
+    g_signal = (int)value;
     return 1;
 }
 
