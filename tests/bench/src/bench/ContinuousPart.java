@@ -37,7 +37,8 @@ final class ContinuousPart {
             tables.add(() -> {
                 try {
                     long[] statistics = Recordings.lastStatistics(withDir.resolve("rec.jfr"));
-                    print(jdk, minutes, with, without, statistics, (result[0].endNanos - result[0].startNanos) / 1e9);
+                    double seconds = (result[0].endNanos() - result[0].startNanos()) / 1e9;
+                    print(jdk, minutes, with, without, statistics, seconds);
                     Files.deleteIfExists(withDir.resolve("samples.jsonl"));
                 } catch (Exception e) {
                     failure.set(e);

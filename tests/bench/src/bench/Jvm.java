@@ -36,26 +36,8 @@ final class Jvm {
     String label() { return "JDK " + feature; }
 
     /** What a finished JVM printed; lines with the monotonic time they arrived. */
-    static final class Result {
-        final Path dir;
-        final int exitCode;
-        final List<String> lines;
-        final List<Long> lineNanos;
-        final long pid;
-        final long startNanos;
-        final long endNanos;
-
-        Result(Path dir, int exitCode, List<String> lines, List<Long> lineNanos, long pid,
-                long startNanos, long endNanos) {
-            this.dir = dir;
-            this.exitCode = exitCode;
-            this.lines = lines;
-            this.lineNanos = lineNanos;
-            this.pid = pid;
-            this.startNanos = startNanos;
-            this.endNanos = endNanos;
-        }
-
+    record Result(Path dir, int exitCode, List<String> lines, List<Long> lineNanos, long pid, long startNanos,
+            long endNanos) {
         /** key=value pairs of the first stdout line starting with prefix, or an exception naming the run. */
         Map<String, String> fields(String prefix) {
             for (String line : lines) {
