@@ -13,6 +13,8 @@
 namespace stackreq {
 
 // X(name, JFR field name, outcome of a request?, label, description)
+// Laid out by hand, every counter on two lines (clang-format would join the short ones), so it reads as a table.
+// clang-format off
 #define STACKREQ_COUNTERS(X)                                                                   \
     X(accepted, "accepted", true, "Accepted",                                                  \
       "Requests that passed every gate")                                                       \
@@ -38,6 +40,7 @@ namespace stackreq {
       "Requests answered JVMTI_ERROR_UNSUPPORTED_OPERATION")                                   \
     X(rejected_other, "rejectedOther", true, "Rejected: Other",                                \
       "Requests answered another error (unattached thread, bad environment)")
+// clang-format on
 
 enum class Counter : int {
 #define STACKREQ_COUNTER_ENUM(name, jfr_name, outcome, label, description) name,

@@ -423,7 +423,7 @@ void test_rejected_content() {
 }  // namespace
 
 int main() {
-    return run_tests("jfr_chunk_test", {test_header_and_layout, test_metadata, test_events, test_pools,
-                                        test_keys_stable_across_chunks, test_append_to_scale,
-                                        test_default_type_and_empty_content, test_rejected_content});
+    return run_tests("jfr_chunk_test",
+                     {test_header_and_layout, test_metadata, test_events, test_pools, test_keys_stable_across_chunks,
+                      test_append_to_scale, test_default_type_and_empty_content, test_rejected_content});
 }

@@ -6,8 +6,8 @@
 #define STACKREQ_TEST_AGENT_SUPPORT_H
 
 #include <jni.h>
-#include <stddef.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* The calling thread's OS thread id. Async-signal-safe. */
