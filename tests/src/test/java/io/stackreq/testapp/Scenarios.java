@@ -106,11 +106,6 @@ public final class Scenarios {
         report.write(a.path("out"));
     }
 
-    /** What a scenario does. */
-    interface Steps {
-        void run() throws Exception;
-    }
-
     /**
      * Enables the requests ({@code enable.rc}), then runs steps inside a recording with jdk.StackTraceRequest
      * enabled, into rec.

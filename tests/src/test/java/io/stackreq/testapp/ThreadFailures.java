@@ -5,16 +5,10 @@ import java.util.List;
 
 /** What a test app's own threads throw, kept for the main thread to rethrow once they have ended. */
 public final class ThreadFailures {
-    /** A thread's work. */
-    @FunctionalInterface
-    public interface Body {
-        void run() throws Exception;
-    }
-
     private final List<Throwable> thrown = new ArrayList<>();
 
     /** Starts a daemon thread that runs body; what body throws is kept here. */
-    public Thread start(String name, Body body) {
+    public Thread start(String name, Steps body) {
         Thread thread = new Thread(() -> {
             try {
                 body.run();
