@@ -18,7 +18,9 @@ import jdk.jfr.Recording;
  * first (true); {@code recordTo} start a recording in Java that enables jdk.StackTraceRequest
  * and stop it to this file after the threads end; {@code throttle} that recording's throttle;
  * {@code disable} call DisableRequestStackTrace at the end (false); {@code pokeUs} every that
- * many microseconds send each busy thread another signal ({@link Requester#poke}; 0 = never).
+ * many microseconds send each busy thread another signal ({@link Requester#poke}; 0 = never);
+ * {@code chainLibrary} a libnativechain_*.so to load: the threads then spin in its C call chain
+ * ({@link NativeChain#callChain}) instead of {@link #burn}.
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
  * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
@@ -39,6 +41,10 @@ public final class BusyThreads {
         long nanos = (long) (a.getDouble("seconds", 3) * 1e9);
         int intervalUs = a.getInt("intervalUs", 1000);
         Report report = new Report();
+        boolean nativeChain = a.has("chainLibrary");
+        if (nativeChain) {
+            NativeChain.load(a.get("chainLibrary"));
+        }
         if (a.getBoolean("enable", true)) {
             report.put("enable.rc", Requester.enable());
         }
@@ -67,7 +73,7 @@ public final class BusyThreads {
                     Requester.startTimerOrThrow(intervalUs);
                     armed.countDown();
                     go.await();
-                    sink += burn(deadline[0]);
+                    sink += nativeChain ? NativeChain.callChain(deadline[0]) : burn(deadline[0]);
                     Requester.stopTimerOrThrow();
                 } catch (Throwable t) {
                     synchronized (failures) {

@@ -1,0 +1,147 @@
+// The native unwinder on this process's own stack: two call chains, one built without frame
+// pointers (only the .eh_frame rows can unwind it) and one with them; the captured PCs must name
+// the chain's functions in order (native_symbols.h), then their callers. Also: the rows of a
+// frame-pointer function's entry, a stack that ends early, and names for unknown addresses.
+#include <dlfcn.h>
+#include <pthread.h>
+#include <ucontext.h>
+
+#include <cstring>
+#include <string>
+
+#include "arch.h"
+#include "check.h"
+#include "native_libraries.h"
+#include "native_symbols.h"
+#include "native_unwind.h"
+
+using namespace stackreq;
+
+namespace {
+
+constexpr uint32_t kMaxFrames = 32;
+
+struct Captured {
+    uintptr_t pcs[kMaxFrames];
+    uint32_t count = 0;
+};
+
+StackBounds own_stack() {
+    pthread_attr_t attributes;
+    CHECK(pthread_getattr_np(pthread_self(), &attributes) == 0);
+    void* address = nullptr;
+    size_t size = 0;
+    CHECK(pthread_attr_getstack(&attributes, &address, &size) == 0);
+    pthread_attr_destroy(&attributes);
+    return StackBounds{reinterpret_cast<uintptr_t>(address), reinterpret_cast<uintptr_t>(address) + size};
+}
+
+volatile int g_sink = 0;
+
+__attribute__((noinline)) void capture(Captured* out) {
+    ucontext_t context;
+    getcontext(&context);
+    out->count = NativeUnwinder::unwind(own_stack(), read_registers(&context), out->pcs, kMaxFrames);
+    g_sink = g_sink + 1;
+}
+
+#define CHAIN_FUNCTION(name, callee)                          \
+    __attribute__((noinline)) int name(Captured* out) {       \
+        volatile char scratch[24];                            \
+        scratch[0] = static_cast<char>(g_sink);               \
+        callee(out);                                          \
+        return scratch[0] + g_sink;                           \
+    }
+
+#pragma GCC push_options
+#pragma GCC optimize("omit-frame-pointer")
+CHAIN_FUNCTION(omit_fp_level4, capture)
+CHAIN_FUNCTION(omit_fp_level3, omit_fp_level4)
+CHAIN_FUNCTION(omit_fp_level2, omit_fp_level3)
+CHAIN_FUNCTION(omit_fp_level1, omit_fp_level2)
+#pragma GCC pop_options
+
+CHAIN_FUNCTION(fp_level4, capture)
+CHAIN_FUNCTION(fp_level3, fp_level4)
+CHAIN_FUNCTION(fp_level2, fp_level3)
+CHAIN_FUNCTION(fp_level1, fp_level2)
+
+std::string name_of(NativeSymbols& symbols, const Captured& captured, uint32_t index) {
+    // A return address names the call's function: look it up one byte back.
+    return symbols.name(index == 0 ? captured.pcs[index] : captured.pcs[index] - 1).symbol;
+}
+
+void check_chain(const char* prefix, int (*entry)(Captured*)) {
+    Captured captured;
+    entry(&captured);
+    NativeSymbols symbols;
+    std::string names;
+    for (uint32_t i = 0; i < captured.count; i++) names += name_of(symbols, captured, i) + " ";
+    std::fprintf(stderr, "%s chain: %u frames: %s\n", prefix, captured.count, names.c_str());
+    CHECK(captured.count >= 6);
+    CHECK(name_of(symbols, captured, 0).find("capture") != std::string::npos);
+    for (int level = 4; level >= 1; level--) {
+        const std::string expected = std::string(prefix) + std::to_string(level);
+        CHECK(name_of(symbols, captured, static_cast<uint32_t>(5 - level)).find(expected) != std::string::npos);
+    }
+    CHECK(name_of(symbols, captured, 5).find("check_chain") != std::string::npos);
+    CHECK(name_of(symbols, captured, 6) == "main");
+}
+
+void check_rows_at_function_entry() {
+    const uintptr_t entry = reinterpret_cast<uintptr_t>(&fp_level2);
+    const CodeRange* range = NativeLibraries::find(entry);
+    CHECK(range != nullptr);
+    const UnwindRow* row = UnwindTable::find(range->rows, range->row_count, range->base, entry);
+    CHECK(row != nullptr && row->rule == CfaRule::kSp && row->cfa_offset == 8 && row->fp_offset == 0);
+}
+
+void check_bounds_end_the_walk() {
+    // A stack of zero usable bytes: only the signal PC itself can be recorded.
+    ucontext_t context;
+    getcontext(&context);
+    Registers registers = read_registers(&context);
+    uintptr_t pcs[kMaxFrames];
+    const StackBounds empty{registers.sp, registers.sp};
+    CHECK(NativeUnwinder::unwind(empty, registers, pcs, kMaxFrames) == 0);
+    const StackBounds tiny{registers.sp, registers.sp + 8};
+    CHECK(NativeUnwinder::unwind(tiny, registers, pcs, kMaxFrames) == 1);
+    // An unmapped PC is not native code.
+    registers.pc = 16;
+    CHECK(NativeUnwinder::unwind(own_stack(), registers, pcs, kMaxFrames) == 0);
+}
+
+void check_names() {
+    NativeSymbols symbols;
+    // Looked up in libc itself: the sanitizers put interceptors of their own before it.
+    void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    CHECK(libc != nullptr);
+    const NativeFrameName getpid_name = symbols.name(reinterpret_cast<uintptr_t>(dlsym(libc, "getpid")) + 1);
+    CHECK(getpid_name.library == "libc.so.6" && getpid_name.symbol.find("getpid") != std::string::npos);
+    const NativeFrameName unknown = symbols.name(16);
+    CHECK(unknown.symbol == "[unknown+0x10]");
+    NativeSymbols::add_jvm_code("jint_disjoint_arraycopy", 0x1000, 0x100);
+    const NativeFrameName stub = symbols.name(0x1010);
+    CHECK(stub.library == "[stub]" && stub.symbol == "jint_disjoint_arraycopy");
+    // A PC inside this executable's code that no function symbol covers (the ELF header's page is
+    // not code, so take one byte before the first function symbol of the segment, if any).
+    const CodeRange* range = NativeLibraries::find(reinterpret_cast<uintptr_t>(&fp_level1));
+    CHECK(range != nullptr);
+    const NativeFrameName start = symbols.name(range->start);
+    CHECK(!start.symbol.empty());
+}
+
+}  // namespace
+
+int main() {
+    CHECK(NativeLibraries::refresh());
+    CHECK(!NativeLibraries::refresh());  // nothing loaded since
+    CHECK(NativeLibraries::size() > 0);
+    check_chain("omit_fp_level", omit_fp_level1);
+    check_chain("fp_level", fp_level1);
+    check_rows_at_function_entry();
+    check_bounds_end_the_walk();
+    check_names();
+    std::printf("native_unwind_test: ok\n");
+    return 0;
+}
