@@ -107,16 +107,23 @@ struct NativeSymbols::Object {
                         continue;
                     }
                     const uintptr_t start = base + symbol.st_value;
-                    symbols.push_back(Symbol{start, start + std::max<uint64_t>(symbol.st_size, 1),
-                                             names + symbol.st_name});
+                    symbols.push_back(Symbol{start, start + symbol.st_size, names + symbol.st_name});
                 }
             }
         }
-        std::stable_sort(symbols.begin(), symbols.end(),
-                         [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
+        // At one address the symbol with a size wins; among equals, the first table's.
+        std::stable_sort(symbols.begin(), symbols.end(), [](const Symbol& a, const Symbol& b) {
+            return a.start != b.start ? a.start < b.start : a.end - a.start > b.end - b.start;
+        });
         symbols.erase(std::unique(symbols.begin(), symbols.end(),
                                   [](const Symbol& a, const Symbol& b) { return a.start == b.start; }),
                       symbols.end());
+        // Functions written in assembly often have no size: they reach to the next function.
+        for (size_t i = 0; i < symbols.size(); i++) {
+            if (symbols[i].end == symbols[i].start) {
+                symbols[i].end = i + 1 < symbols.size() ? symbols[i + 1].start : symbols[i].start + 1;
+            }
+        }
     }
 
     void load_symbols() {
