@@ -206,7 +206,8 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     state.measure_latency = !options.latency_path.empty();
     if (state.measure_latency) LatencyClock::calibrate();
     // native=on: native PCs have room of their own in each slot, at most half of depth= in all.
-    const uint32_t native_depth = options.native_frames ? std::min<uint32_t>(kMaxNativeFrames, options.max_depth / 2) : 0;
+    const uint32_t native_depth =
+        options.native_frames ? std::min<uint32_t>(kMaxNativeFrames, options.max_depth / 2) : 0;
     if (!state.ring.init(options.ring_slots, options.max_depth, native_depth) ||
         sem_init(&state.emitter_wakeup, 0, 0) != 0) {
         std::fprintf(stderr, "stackreq: cannot allocate the request ring (ring=%u, depth=%u)\n", options.ring_slots,

@@ -210,14 +210,14 @@ NativeFrameName NativeSymbols::name(uintptr_t pc) {
         std::lock_guard<std::mutex> guard(g_jvm_code_mutex);
         auto above = jvm_code().upper_bound(pc);
         if (above != jvm_code().begin() && pc < std::prev(above)->second.end) {
-            return NativeFrameName{"[stub]", std::prev(above)->second.name};
+            return NativeFrameName{"jvm-stubs", std::prev(above)->second.name};
         }
     }
     if (object == nullptr) {
         reload_objects();
         object = object_at(pc);
     }
-    if (object == nullptr) return NativeFrameName{"[unknown]", hex_offset("unknown", pc)};
+    if (object == nullptr) return NativeFrameName{"unknown-code", hex_offset("unknown", pc)};
     const Object::Symbol* symbol = object->symbol_at(pc);
     if (symbol == nullptr) return NativeFrameName{object->library, hex_offset(object->library, pc - object->base)};
     return NativeFrameName{object->library, demangle(symbol->name)};

@@ -15,7 +15,9 @@
 namespace stackreq {
 
 struct NativeFrameName {
-    std::string library;  // the object's file name without its directory; "[stub]" for JVM code
+    // The object's file name without its directory; "jvm-stubs" for code the JVM generated,
+    // "unknown-code" elsewhere. Not bracketed: JMC reads a class name starting with '[' as an array.
+    std::string library;
     std::string symbol;   // demangled function name, or "[library+0xoffset]" when none holds the PC
 };
 

@@ -122,7 +122,7 @@ void check_names() {
     CHECK(unknown.symbol == "[unknown+0x10]");
     NativeSymbols::add_jvm_code("jint_disjoint_arraycopy", 0x1000, 0x100);
     const NativeFrameName stub = symbols.name(0x1010);
-    CHECK(stub.library == "[stub]" && stub.symbol == "jint_disjoint_arraycopy");
+    CHECK(stub.library == "jvm-stubs" && stub.symbol == "jint_disjoint_arraycopy");
     // A PC inside this executable's code that no function symbol covers (the ELF header's page is
     // not code, so take one byte before the first function symbol of the segment, if any).
     const CodeRange* range = NativeLibraries::find(reinterpret_cast<uintptr_t>(&fp_level1));
