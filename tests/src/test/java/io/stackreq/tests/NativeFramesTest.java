@@ -37,7 +37,7 @@ import org.openjdk.jmc.common.IMCFrame;
  * file name: read with jdk.jfr.consumer and with JMC core. With {@code native=off} the same
  * workload's stacks have no C frames.
  */
-class NativeFramesTest {
+public class NativeFramesTest {
     static final String LEVEL = "native_chain_level";
     static final String JNI_FUNCTION = "Java_io_stackreq_testapp_NativeChain_spin";
     static final String SPIN = NativeChain.class.getName() + ".spin";
@@ -48,29 +48,38 @@ class NativeFramesTest {
 
     private static final Map<String, Run> RUNS = new ConcurrentHashMap<>();
 
-    record Run(Path recording, long[] accepted, List<RecordedEvent> events) {
+    /** One run of the chain workload: the recording, the ids the requester saw accepted, the events. */
+    public record Run(Path recording, long[] accepted, List<RecordedEvent> events) {
     }
 
     static synchronized Run run(Jdk jdk, String variant, String nativeOption) throws Exception {
         String key = jdk.feature() + "-" + variant + "-" + nativeOption;
         Run run = RUNS.get(key);
         if (run == null) {
-            Path dir = work.resolve(key);
-            Path recording = dir.resolve("rec.jfr");
-            Path library = JvmRun.testNativeDir().resolve("libnativechain_" + variant + ".so").toAbsolutePath();
-            Report report = JvmRun.on(jdk, dir).stackreqOptions("native=" + nativeOption)
-                    .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                    .runForReport(BusyThreads.class, "threads=2", "seconds=3", "intervalUs=1000",
-                            "chainLibrary=" + library);
-            assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
-            assertEquals(report.getLong("issued"), report.rc(0),
-                    () -> "every timer request should return JVMTI_ERROR_NONE\n" + report);
-            long[] accepted = report.getLongs("accepted");
-            assertTrue(accepted.length >= 100, () -> "too few accepted requests to judge: " + accepted.length);
-            run = new Run(recording, accepted, JfrFile.requests(recording));
-            Accounting.assertEachIdExactlyOnce(accepted, Accounting.userData(run.events), key);
+            run = recordChain(jdk, work.resolve(key), variant, nativeOption);
             RUNS.put(key, run);
         }
+        return run;
+    }
+
+    /**
+     * Two threads in the chain of {@code libnativechain_<variant>.so} for 3 s under 1 ms CPU-timer
+     * requests, with {@code native=<nativeOption>}; every request accepted, each id once.
+     */
+    public static Run recordChain(Jdk jdk, Path dir, String variant, String nativeOption) throws Exception {
+        Path recording = dir.resolve("rec.jfr");
+        Path library = JvmRun.testNativeDir().resolve("libnativechain_" + variant + ".so").toAbsolutePath();
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("native=" + nativeOption)
+                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
+                .runForReport(BusyThreads.class, "threads=2", "seconds=3", "intervalUs=1000",
+                        "chainLibrary=" + library);
+        assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
+        assertEquals(report.getLong("issued"), report.rc(0),
+                () -> "every timer request should return JVMTI_ERROR_NONE\n" + report);
+        long[] accepted = report.getLongs("accepted");
+        assertTrue(accepted.length >= 100, () -> "too few accepted requests to judge: " + accepted.length);
+        Run run = new Run(recording, accepted, JfrFile.requests(recording));
+        Accounting.assertEachIdExactlyOnce(accepted, Accounting.userData(run.events), variant + " " + jdk);
         return run;
     }
 
