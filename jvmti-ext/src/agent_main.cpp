@@ -217,7 +217,8 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     if (!StackWalker::init()) Log::warn("AsyncGetCallTrace not found in libjvm: unbiased requests will fail");
     if (options.native_frames) {
         NativeLibraries::refresh();
-        Log::info("native=on: %zu executable segments of loaded objects can be unwound", NativeLibraries::size());
+        Log::info("native=on: %zu executable segments of loaded objects can be unwound (%zu KiB of unwind rows)",
+                  NativeLibraries::size(), NativeLibraries::row_bytes() / 1024);
     }
 
     jvmtiCapabilities capabilities{};

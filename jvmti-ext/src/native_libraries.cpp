@@ -109,4 +109,11 @@ size_t NativeLibraries::size() {
     return snapshot == nullptr ? 0 : snapshot->ranges.size();
 }
 
+size_t NativeLibraries::row_bytes() {
+    std::lock_guard<std::mutex> guard(g_refresh_mutex);
+    size_t bytes = 0;
+    for (const auto& table : g_tables) bytes += table.second->rows().size() * sizeof(UnwindRow);
+    return bytes;
+}
+
 }  // namespace stackreq

@@ -33,6 +33,8 @@ public:
     static const CodeRange* find(uintptr_t pc);
     // Executable segments in the current snapshot (for logs and tests).
     static size_t size();
+    // Bytes of unwind rows built so far (for logs).
+    static size_t row_bytes();
 };
 
 }  // namespace stackreq
