@@ -6,8 +6,10 @@
 #include <pthread.h>
 #include <ucontext.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "arch.h"
 #include "check.h"
@@ -131,6 +133,39 @@ void check_names() {
     CHECK(!start.symbol.empty());
 }
 
+// A library loaded later is unknown until refresh() sees the loader's counters change, then known;
+// after dlclose it is gone from the next snapshot. Meanwhile another thread keeps looking PCs up,
+// as handlers do while the emitter refreshes.
+void check_dlopen_and_dlclose_while_looking_up() {
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> lookups{0};
+    const uintptr_t own_code = reinterpret_cast<uintptr_t>(&fp_level1);
+    std::thread reader([&] {
+        while (!stop.load()) {
+            CHECK(NativeLibraries::find(own_code) != nullptr);
+            lookups.fetch_add(1);
+        }
+    });
+    while (lookups.load() == 0) std::this_thread::yield();
+    for (int round = 0; round < 20; round++) {
+        void* library = dlopen(TEST_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        CHECK(library != nullptr);
+        const uintptr_t function = reinterpret_cast<uintptr_t>(dlsym(library, "native_unwind_test_function"));
+        CHECK(function != 0);
+        CHECK(NativeLibraries::refresh());
+        const CodeRange* range = NativeLibraries::find(function);
+        CHECK(range != nullptr && range->row_count > 0);
+        NativeSymbols symbols;
+        CHECK(symbols.name(function).symbol == "native_unwind_test_function");
+        CHECK(symbols.name(function).library == "libnative_unwind_test_library.so");
+        CHECK(dlclose(library) == 0);
+        CHECK(NativeLibraries::refresh());
+        CHECK(NativeLibraries::find(function) == nullptr);
+    }
+    stop.store(true);
+    reader.join();
+}
+
 }  // namespace
 
 int main() {
@@ -142,6 +177,7 @@ int main() {
     check_rows_at_function_entry();
     check_bounds_end_the_walk();
     check_names();
+    check_dlopen_and_dlclose_while_looking_up();
     std::printf("native_unwind_test: ok\n");
     return 0;
 }

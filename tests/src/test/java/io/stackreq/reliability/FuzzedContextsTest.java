@@ -64,6 +64,9 @@ class FuzzedContextsTest {
     void fuzzedContextsWithNativeFramesNeverCrash(Jdk jdk) throws Exception {
         Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16, "native=on");
         fuzzed.assertAccounted();
+        System.out.println("[fuzz " + jdk + "] native=on: " + fuzzed.scan.nativeTopEvents
+                + " events with native code on top");
+        assertTrue(fuzzed.scan.nativeTopEvents > 0, "no event has native frames: native=on was not exercised");
         assertTrue(fuzzed.controlsWalked() > 0,
                 () -> "no unmutated control request was walked: the harness does not deliver real contexts\n"
                         + fuzzed.breakdown);
