@@ -132,7 +132,9 @@ struct NativeSymbols::Object {
         if (fd < 0) {
             // The vdso has no file; the kernel maps its whole ELF image, section headers included.
             if (library.find("vdso") != std::string::npos && !segments.empty()) {
-                read_symbols(reinterpret_cast<const uint8_t*>(base), segments.back().second - base);
+                const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+                const uintptr_t end = (segments.back().second + page - 1) & ~(page - 1);
+                read_symbols(reinterpret_cast<const uint8_t*>(base), end - base);
             }
             return;
         }

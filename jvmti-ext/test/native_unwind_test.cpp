@@ -122,6 +122,14 @@ void check_names() {
     CHECK(getpid_name.library == "libc.so.6" && getpid_name.symbol.find("getpid") != std::string::npos);
     const NativeFrameName unknown = symbols.name(16);
     CHECK(unknown.symbol == "[unknown+0x10]");
+    // The vdso has no file: its symbols are read from its image in memory.
+    void* vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+    CHECK(vdso != nullptr);
+    const uintptr_t vdso_function = reinterpret_cast<uintptr_t>(dlsym(vdso, "__vdso_clock_gettime"));
+    CHECK(vdso_function != 0);
+    const NativeFrameName vdso_name = symbols.name(vdso_function);
+    std::fprintf(stderr, "vdso: %s %s\n", vdso_name.library.c_str(), vdso_name.symbol.c_str());
+    CHECK(vdso_name.library == "linux-vdso.so.1" && vdso_name.symbol.find("clock_gettime") != std::string::npos);
     NativeSymbols::add_jvm_code("jint_disjoint_arraycopy", 0x1000, 0x100);
     const NativeFrameName stub = symbols.name(0x1010);
     CHECK(stub.library == "jvm-stubs" && stub.symbol == "jint_disjoint_arraycopy");

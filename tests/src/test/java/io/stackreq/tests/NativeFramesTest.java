@@ -35,7 +35,7 @@ import org.openjdk.jmc.common.IMCFrame;
  * function, then the Java native method {@code NativeChain.spin} and its caller
  * {@code NativeChain.callChain}, the C frames typed {@code Native} and their class the library's
  * file name: read with jdk.jfr.consumer and with JMC core. With {@code native=off} the same
- * workload's stacks have no C frames.
+ * workload's stacks have no C frames. Threads copying arrays have the arraycopy stub on top.
  */
 public class NativeFramesTest {
     static final String LEVEL = "native_chain_level";
@@ -67,19 +67,23 @@ public class NativeFramesTest {
      * requests, with {@code native=<nativeOption>}; every request accepted, each id once.
      */
     public static Run recordChain(Jdk jdk, Path dir, String variant, String nativeOption) throws Exception {
-        Path recording = dir.resolve("rec.jfr");
         Path library = JvmRun.testNativeDir().resolve("libnativechain_" + variant + ".so").toAbsolutePath();
+        return record(jdk, dir, nativeOption, "chainLibrary=" + library);
+    }
+
+    /** Two busy threads (BusyThreads with workload) for 3 s under 1 ms CPU-timer requests. */
+    private static Run record(Jdk jdk, Path dir, String nativeOption, String workload) throws Exception {
+        Path recording = dir.resolve("rec.jfr");
         Report report = JvmRun.on(jdk, dir).stackreqOptions("native=" + nativeOption)
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .runForReport(BusyThreads.class, "threads=2", "seconds=3", "intervalUs=1000",
-                        "chainLibrary=" + library);
+                .runForReport(BusyThreads.class, "threads=2", "seconds=3", "intervalUs=1000", workload);
         assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
         assertEquals(report.getLong("issued"), report.rc(0),
                 () -> "every timer request should return JVMTI_ERROR_NONE\n" + report);
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 100, () -> "too few accepted requests to judge: " + accepted.length);
         Run run = new Run(recording, accepted, JfrFile.requests(recording));
-        Accounting.assertEachIdExactlyOnce(accepted, Accounting.userData(run.events), variant + " " + jdk);
+        Accounting.assertEachIdExactlyOnce(accepted, Accounting.userData(run.events), workload + " " + jdk);
         return run;
     }
 
@@ -107,6 +111,43 @@ public class NativeFramesTest {
                         + JfrFile.describe(withC.get(0))),
                 () -> assertTrue(spinOnTop >= 0.9 * walked.size(), () -> spinOnTop + " of " + walked.size()
                         + " stacks have " + SPIN + " on top"));
+    }
+
+    /**
+     * Issue 13, acceptance 5: threads copying arrays spend most of their time in the JVM's
+     * arraycopy stub once the loop is compiled; with native=on the stub's frame (named as the JVM
+     * names it) is on top, and right below it the Java method that called System.arraycopy.
+     */
+    @OnEachJdk
+    void arraycopyStubIsOnTopOfItsJavaCaller(Jdk jdk) throws Exception {
+        Run run = record(jdk, work.resolve(jdk.feature() + "-copy"), "on", "copy=true");
+        String copier = BusyThreads.class.getName() + ".copyArrays";
+        List<RecordedEvent> walked = run.events.stream().filter(e -> !e.getBoolean("failed")).toList();
+        List<String> wrong = new ArrayList<>();
+        Map<String, Integer> stubs = new TreeMap<>();
+        int stubOnTop = 0;
+        for (RecordedEvent event : walked) {
+            List<RecordedFrame> frames = event.getStackTrace().getFrames();
+            RecordedFrame top = frames.get(0);
+            if (!top.getMethod().getType().getName().equals("jvm-stubs")) {
+                continue;
+            }
+            stubOnTop++;
+            stubs.merge(top.getMethod().getName(), 1, Integer::sum);
+            if (!top.getMethod().getName().contains("arraycopy") || !top.getType().equals("Native")
+                    || frames.size() < 2 || !JfrFile.methodOf(frames.get(1)).equals(copier)) {
+                wrong.add(JfrFile.describe(event));
+            }
+        }
+        int finalStubOnTop = stubOnTop;
+        System.out.printf("[native=on copy %s] %d events, %d walked, %d with a stub on top: %s%n", jdk,
+                run.events.size(), walked.size(), stubOnTop, stubs);
+        assertAll(
+                () -> assertTrue(wrong.isEmpty(), () -> wrong.size() + " of " + finalStubOnTop
+                        + " stacks with a stub on top are not an arraycopy stub (Native) above " + copier
+                        + ", e.g. " + wrong.get(0)),
+                () -> assertTrue(finalStubOnTop >= 0.25 * walked.size(), () -> "only " + finalStubOnTop + " of "
+                        + walked.size() + " stacks have the arraycopy stub on top"));
     }
 
     private static void assertChainInOrder(Jdk jdk, String variant) throws Exception {
