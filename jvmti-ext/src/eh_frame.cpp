@@ -399,20 +399,41 @@ bool UnwindTable::build(uintptr_t base, const uint8_t* eh_frame_hdr) {
         read_fde(eh_frame_hdr + fde_offset, &writer);
     }
     rows_.shrink_to_fit();
+    pages_.clear();
+    if (!rows_.empty()) {
+        const size_t page_count = (static_cast<size_t>(rows_.back().start) >> kPageShift) + 1;
+        pages_.reserve(page_count);
+        size_t row = 0;
+        for (size_t page = 0; page < page_count; page++) {
+            while (row < rows_.size() && (static_cast<size_t>(rows_[row].start) >> kPageShift) < page) row++;
+            pages_.push_back(static_cast<uint32_t>(row));
+        }
+    }
     return true;
 }
 
-const UnwindRow* UnwindTable::find(const UnwindRow* rows, size_t count, uintptr_t base, uintptr_t address) {
-    if (address < base || address - base > UINT32_MAX || count == 0) return nullptr;
-    const uint32_t offset = static_cast<uint32_t>(address - base);
-    size_t low = 0, high = count;  // first row whose start is above offset
-    while (low < high) {
+const UnwindRow* UnwindTable::find(const View& table, uintptr_t address) {
+    if (address < table.base || address - table.base > UINT32_MAX || table.row_count == 0) return nullptr;
+    const uint32_t offset = static_cast<uint32_t>(address - table.base);
+    const size_t page = offset >> kPageShift;
+    // The answer is the last row starting at or before offset: at the earliest the last one
+    // before this page, at the latest the last one before the next page.
+    size_t low = 0, high = table.row_count;
+    if (page < table.page_count) {
+        low = table.pages[page] > 0 ? table.pages[page] - 1 : 0;
+        if (page + 1 < table.page_count) high = table.pages[page + 1];
+    } else if (table.page_count > 0) {
+        low = table.pages[table.page_count - 1];
+    }
+    while (low < high) {  // first row whose start is above offset
         const size_t middle = low + (high - low) / 2;
-        if (rows[middle].start <= offset) low = middle + 1;
+        if (table.rows[middle].start <= offset) low = middle + 1;
         else high = middle;
     }
-    if (low == 0 || rows[low - 1].rule == CfaRule::kNone) return nullptr;
-    return &rows[low - 1];
+    if (low == 0 || table.rows[low - 1].start > offset || table.rows[low - 1].rule == CfaRule::kNone) {
+        return nullptr;
+    }
+    return &table.rows[low - 1];
 }
 
 }  // namespace stackreq

@@ -25,23 +25,35 @@ struct UnwindRow {
     CfaRule rule;
 };
 
-// Rows sorted by start; each holds until the next one's start.
+// Rows sorted by start; each holds until the next one's start. A page index (the first row of
+// each 4 KiB of code) narrows a lookup to the rows of one page: a handler runs with cold caches,
+// and a binary search over libjvm's 300,000 rows would miss the cache at nearly every step.
 class UnwindTable {
 public:
+    static constexpr unsigned kPageShift = 12;
+
     // Reads the .eh_frame_hdr at eh_frame_hdr (the PT_GNU_EH_FRAME segment, mapped) of the object
     // loaded at base. Returns false, leaving the table empty, when the header uses an encoding
     // this reader does not know; FDEs it cannot read are left out (their code has no rows).
     bool build(uintptr_t base, const uint8_t* eh_frame_hdr);
+    // The rows and their page index, as the handler reads them.
+    struct View {
+        const UnwindRow* rows;
+        size_t row_count;
+        const uint32_t* pages;  // pages[p]: the first row starting at or after page p
+        size_t page_count;
+        uintptr_t base;
+    };
+    View view() const { return View{rows_.data(), rows_.size(), pages_.data(), pages_.size(), base_}; }
     // Async-signal-safe: the row for the code at address, or null when none holds there.
-    const UnwindRow* find(uintptr_t address) const { return find(rows_.data(), rows_.size(), base_, address); }
-    static const UnwindRow* find(const UnwindRow* rows, size_t count, uintptr_t base, uintptr_t address);
+    static const UnwindRow* find(const View& table, uintptr_t address);
 
     const std::vector<UnwindRow>& rows() const { return rows_; }
-    uintptr_t base() const { return base_; }
 
 private:
     uintptr_t base_ = 0;
     std::vector<UnwindRow> rows_;
+    std::vector<uint32_t> pages_;
 };
 
 }  // namespace stackreq

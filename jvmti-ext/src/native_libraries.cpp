@@ -63,8 +63,7 @@ int add_object(dl_phdr_info* info, size_t, void* data) {
         const ElfW(Phdr)& segment = info->dlpi_phdr[i];
         if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0 || segment.p_memsz == 0) continue;
         const uintptr_t start = info->dlpi_addr + segment.p_vaddr;
-        snapshot->ranges.push_back(CodeRange{start, start + segment.p_memsz, table.base(), table.rows().data(),
-                                             table.rows().size()});
+        snapshot->ranges.push_back(CodeRange{start, start + segment.p_memsz, table.view()});
     }
     return 0;
 }

@@ -18,9 +18,7 @@ namespace stackreq {
 struct CodeRange {
     uintptr_t start;  // an executable segment: [start, end)
     uintptr_t end;
-    uintptr_t base;   // the object's load base, which its rows are relative to
-    const UnwindRow* rows;
-    size_t row_count;
+    UnwindTable::View unwind;  // the object's rows
 };
 
 class NativeLibraries {

@@ -18,8 +18,7 @@ bool read_word(const StackBounds& stack, uintptr_t address, uintptr_t* out) {
 // One frame up from registers, whose pc is in range. A return address is looked up at pc - 1:
 // a call may be a function's last instruction, and the return address then lies in the next one.
 bool step(const StackBounds& stack, const CodeRange& range, bool top, Registers* registers) {
-    const UnwindRow* row = UnwindTable::find(range.rows, range.row_count, range.base,
-                                             top ? registers->pc : registers->pc - 1);
+    const UnwindRow* row = UnwindTable::find(range.unwind, top ? registers->pc : registers->pc - 1);
     Registers caller{};
     if (row != nullptr) {
         if (row->rule == CfaRule::kOutermost) return false;

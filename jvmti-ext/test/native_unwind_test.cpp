@@ -94,8 +94,17 @@ void check_rows_at_function_entry() {
     const uintptr_t entry = reinterpret_cast<uintptr_t>(&fp_level2);
     const CodeRange* range = NativeLibraries::find(entry);
     CHECK(range != nullptr);
-    const UnwindRow* row = UnwindTable::find(range->rows, range->row_count, range->base, entry);
+    const UnwindRow* row = UnwindTable::find(range->unwind, entry);
     CHECK(row != nullptr && row->rule == CfaRule::kSp && row->cfa_offset == 8 && row->fp_offset == 0);
+    // The page index narrows every lookup to the rows a full binary search finds.
+    const UnwindTable::View& table = range->unwind;
+    for (size_t i = 0; i + 1 < table.row_count; i++) {
+        const uintptr_t address = table.base + table.rows[i].start;
+        const UnwindRow* expected = table.rows[i].rule == CfaRule::kNone ? nullptr : &table.rows[i];
+        if (table.rows[i + 1].start == table.rows[i].start) continue;
+        CHECK(UnwindTable::find(table, address) == expected);
+        CHECK(UnwindTable::find(table, table.base + table.rows[i + 1].start - 1) == expected);
+    }
 }
 
 void check_bounds_end_the_walk() {
@@ -162,7 +171,7 @@ void check_dlopen_and_dlclose_while_looking_up() {
         CHECK(function != 0);
         CHECK(NativeLibraries::refresh());
         const CodeRange* range = NativeLibraries::find(function);
-        CHECK(range != nullptr && range->row_count > 0);
+        CHECK(range != nullptr && range->unwind.row_count > 0);
         NativeSymbols symbols;
         CHECK(symbols.name(function).symbol == "native_unwind_test_function");
         CHECK(symbols.name(function).library == "libnative_unwind_test_library.so");
