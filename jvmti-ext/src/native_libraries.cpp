@@ -22,9 +22,11 @@ struct Snapshot {
 
 std::atomic<const Snapshot*> g_current{nullptr};
 std::mutex g_refresh_mutex;
-// Kept for the life of the process: a handler may hold any published snapshot or table.
-std::vector<std::unique_ptr<Snapshot>> g_snapshots;
-std::map<std::pair<uintptr_t, std::string>, std::unique_ptr<UnwindTable>> g_tables;
+// Kept for the life of the process, never destroyed (not even by exit's static destructors,
+// while other threads still take signals): a handler may hold any published snapshot or table.
+std::vector<std::unique_ptr<Snapshot>>& g_snapshots = *new std::vector<std::unique_ptr<Snapshot>>();
+std::map<std::pair<uintptr_t, std::string>, std::unique_ptr<UnwindTable>>& g_tables =
+    *new std::map<std::pair<uintptr_t, std::string>, std::unique_ptr<UnwindTable>>();
 unsigned long long g_seen_adds = 0;
 unsigned long long g_seen_subs = 0;
 
