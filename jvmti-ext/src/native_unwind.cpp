@@ -27,6 +27,14 @@ bool step(const StackBounds& stack, const CodeRange& range, bool top, Registers*
         caller.sp = cfa;
         caller.fp = registers->fp;
         if (row->fp_offset != 0 && !read_word(stack, cfa + row->fp_offset, &caller.fp)) return false;
+    } else if (top && read_word(stack, registers->sp, &caller.pc) && caller.pc != 0 &&
+               NativeLibraries::find(caller.pc - 1) != nullptr) {
+        // No rows at the signal PC: hand-written assembly (libjvm's copy routines). Such code is
+        // mostly a leaf that pushes nothing, its return address at sp; the frame pointer would
+        // still be its caller's, and following it would drop that caller. Taken only when the
+        // word at sp is an address in a loaded object's code.
+        caller.sp = registers->sp + sizeof(uintptr_t);
+        caller.fp = registers->fp;
     } else {
         // No rows here: the frame pointer chain, as code built with frame pointers keeps it.
         if (registers->fp < registers->sp || !read_word(stack, registers->fp, &caller.fp) ||

@@ -4,9 +4,11 @@
 // frame-pointer function's entry, a stack that ends early, and names for unknown addresses.
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <ucontext.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -150,6 +152,77 @@ void check_names() {
     CHECK(!start.symbol.empty());
 }
 
+// A leaf in assembly without unwind rows (as libjvm's copy routines are): it spins until a signal
+// handler, which unwinds from the signal's context, lets it return. The unwinder must find its
+// caller through the return address at sp, then go on with the caller's rows.
+extern "C" void nocfi_leaf();
+extern "C" volatile int g_leaf_released;
+volatile int g_leaf_released = 0;
+asm(".pushsection .text\n"
+    ".globl nocfi_leaf\n"
+    ".type nocfi_leaf, @function\n"
+    "nocfi_leaf:\n"
+    "1: pause\n"
+    "   cmpl $0, g_leaf_released(%rip)\n"
+    "   je 1b\n"
+    "   ret\n"
+    ".size nocfi_leaf, .-nocfi_leaf\n"
+    ".popsection\n");
+
+Captured g_leaf_captured;
+StackBounds g_leaf_stack;
+
+void capture_in_leaf(int, siginfo_t*, void* context) {
+    const Registers registers = read_registers(context);
+    const uintptr_t leaf = reinterpret_cast<uintptr_t>(&nocfi_leaf);
+    if (registers.pc < leaf || registers.pc >= leaf + 16) return;  // not in the leaf yet: next signal
+    g_leaf_captured.count = NativeUnwinder::unwind(g_leaf_stack, registers, g_leaf_captured.pcs, kMaxFrames);
+    g_leaf_released = 1;
+}
+
+#pragma GCC push_options
+#pragma GCC optimize("omit-frame-pointer")
+__attribute__((noinline)) int calls_the_leaf(Captured*) {
+    volatile char scratch[24];
+    scratch[0] = 1;
+    nocfi_leaf();
+    return scratch[0] + g_sink;
+}
+#pragma GCC pop_options
+CHAIN_FUNCTION(leaf_level1, calls_the_leaf)
+
+void check_leaf_without_rows() {
+    const uintptr_t leaf = reinterpret_cast<uintptr_t>(&nocfi_leaf);
+    const CodeRange* range = NativeLibraries::find(leaf);
+    CHECK(range != nullptr && UnwindTable::find(range->unwind, leaf) == nullptr);
+    g_leaf_stack = own_stack();
+    struct sigaction action {};
+    action.sa_sigaction = capture_in_leaf;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    CHECK(sigaction(SIGUSR2, &action, nullptr) == 0);
+    const pthread_t target = pthread_self();
+    std::thread signaller([target] {
+        while (g_leaf_released == 0) {
+            pthread_kill(target, SIGUSR2);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    });
+    Captured unused;
+    leaf_level1(&unused);
+    signaller.join();
+    signal(SIGUSR2, SIG_DFL);
+    NativeSymbols symbols;
+    std::string names;
+    for (uint32_t i = 0; i < g_leaf_captured.count; i++) names += name_of(symbols, g_leaf_captured, i) + " ";
+    std::fprintf(stderr, "leaf without rows: %u frames: %s\n", g_leaf_captured.count, names.c_str());
+    CHECK(g_leaf_captured.count >= 4);
+    CHECK(name_of(symbols, g_leaf_captured, 0) == "nocfi_leaf");
+    CHECK(name_of(symbols, g_leaf_captured, 1).find("calls_the_leaf") != std::string::npos);
+    CHECK(name_of(symbols, g_leaf_captured, 2).find("leaf_level1") != std::string::npos);
+    CHECK(name_of(symbols, g_leaf_captured, 3).find("check_leaf_without_rows") != std::string::npos);
+}
+
 // A library loaded later is unknown until refresh() sees the loader's counters change, then known;
 // after dlclose it is gone from the next snapshot. Meanwhile another thread keeps looking PCs up,
 // as handlers do while the emitter refreshes.
@@ -194,6 +267,7 @@ int main() {
     check_rows_at_function_entry();
     check_bounds_end_the_walk();
     check_names();
+    check_leaf_without_rows();
     check_dlopen_and_dlclose_while_looking_up();
     std::printf("native_unwind_test: ok\n");
     return 0;
