@@ -50,6 +50,10 @@ public class NativeFramesTest {
 
     /** One run of the chain workload: the recording, the ids the requester saw accepted, the events. */
     public record Run(Path recording, long[] accepted, List<RecordedEvent> events) {
+        /** The events with a stack (failed = false). */
+        List<RecordedEvent> walked() {
+            return events.stream().filter(e -> !e.getBoolean("failed")).toList();
+        }
     }
 
     static synchronized Run run(Jdk jdk, String variant, String nativeOption) throws Exception {
@@ -100,7 +104,7 @@ public class NativeFramesTest {
     @OnEachJdk
     void withNativeOffTheStacksHaveNoCFrames(Jdk jdk) throws Exception {
         Run run = run(jdk, "nofp", "off");
-        List<RecordedEvent> walked = run.events.stream().filter(e -> !e.getBoolean("failed")).toList();
+        List<RecordedEvent> walked = run.walked();
         List<RecordedEvent> withC = walked.stream()
                 .filter(e -> JfrFile.methods(e).stream().anyMatch(m -> m.contains(".so."))).toList();
         long spinOnTop = walked.stream().filter(e -> SPIN.equals(JfrFile.topMethod(e))).count();
@@ -122,7 +126,7 @@ public class NativeFramesTest {
     void arraycopyStubIsOnTopOfItsJavaCaller(Jdk jdk) throws Exception {
         Run run = record(jdk, work.resolve(jdk.feature() + "-copy"), "on", "copy=true");
         String copier = BusyThreads.class.getName() + ".copyArrays";
-        List<RecordedEvent> walked = run.events.stream().filter(e -> !e.getBoolean("failed")).toList();
+        List<RecordedEvent> walked = run.walked();
         List<String> wrong = new ArrayList<>();
         Map<String, Integer> stubs = new TreeMap<>();
         int stubOnTop = 0;
@@ -153,7 +157,7 @@ public class NativeFramesTest {
     private static void assertChainInOrder(Jdk jdk, String variant) throws Exception {
         Run run = run(jdk, variant, "on");
         String library = "libnativechain_" + variant + ".so";
-        List<RecordedEvent> walked = run.events.stream().filter(e -> !e.getBoolean("failed")).toList();
+        List<RecordedEvent> walked = run.walked();
         List<String> wrong = new ArrayList<>();
         Map<String, Integer> topLevels = new TreeMap<>();
         int inChain = 0;
