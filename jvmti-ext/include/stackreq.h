@@ -53,6 +53,10 @@
  *    bytes of the one instruction at the PC when the PC lies inside a leaf stub the JVM
  *    announced (JVMTI DynamicCodeGenerated: arraycopy, fill, checksum, crypto, math; not the
  *    interpreter, adapters or runtime stubs), for the stub recovery;
+ *  - with the agent option native=on, for the native frames above the Java ones: more words of
+ *    the same usable stack (return addresses and saved frame pointers, each an aligned word
+ *    checked against the bounds first) and stackreq's own tables of the loaded objects' code
+ *    ranges and unwind rows, built outside the handler; never the objects' code or data;
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP
@@ -144,6 +148,10 @@ extern "C" {
  * method's own "JIT compiled". Every other Java frame is "Java": its type was not determined
  * (frames below the first physical frame, a thread in the VM or in native code, a stack taken
  * at a safepoint for another thread).
+ * With the agent option native=on, an unbiased request's stack starts with the native frames
+ * above the Java ones (C/C++ of any loaded object, a leaf stub the signal hit), each "Native",
+ * its method named by the function (demangled) or "[library+0xoffset]", its class by the
+ * library's file name ("jvm-stubs" for code the JVM generated).
  */
 typedef jvmtiError (JNICALL *stackreq_RequestStackTrace)(jvmtiEnv* env, jthread* thread,
                                                          void* ucontext, jlong user_data);

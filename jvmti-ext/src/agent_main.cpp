@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -15,6 +16,9 @@
 #include "jfr_exclusion.h"
 #include "latency_histogram.h"
 #include "log.h"
+#include "native_libraries.h"
+#include "native_symbols.h"
+#include "native_unwind.h"
 #include "output_file.h"
 #include "running_threads.h"
 #include "stack_walker.h"
@@ -61,6 +65,9 @@ void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID, const void* code_ad
 
 void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* address, jint length) {
     agent().compiled_methods.on_generated(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
+    if (agent().options.native_frames) {
+        NativeSymbols::add_jvm_code(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
+    }
     static std::atomic<bool> warned{false};
     if (!StubCode::add(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length)) &&
         !warned.exchange(true)) {
@@ -198,12 +205,21 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     state.file_mode = !options.file.empty();
     state.measure_latency = !options.latency_path.empty();
     if (state.measure_latency) LatencyClock::calibrate();
-    if (!state.ring.init(options.ring_slots, options.max_depth) || sem_init(&state.emitter_wakeup, 0, 0) != 0) {
+    // native=on: native PCs have room of their own in each slot, at most half of depth= in all.
+    const uint32_t native_depth =
+        options.native_frames ? std::min<uint32_t>(kMaxNativeFrames, options.max_depth / 2) : 0;
+    if (!state.ring.init(options.ring_slots, options.max_depth, native_depth) ||
+        sem_init(&state.emitter_wakeup, 0, 0) != 0) {
         std::fprintf(stderr, "stackreq: cannot allocate the request ring (ring=%u, depth=%u)\n", options.ring_slots,
                      options.max_depth);
         return JNI_ERR;
     }
     if (!StackWalker::init()) Log::warn("AsyncGetCallTrace not found in libjvm: unbiased requests will fail");
+    if (options.native_frames) {
+        NativeLibraries::refresh();
+        Log::info("native=on: %zu executable segments of loaded objects can be unwound (%zu KiB of unwind rows)",
+                  NativeLibraries::size(), NativeLibraries::row_bytes() / 1024);
+    }
 
     jvmtiCapabilities capabilities{};
     capabilities.can_get_line_numbers = 1;

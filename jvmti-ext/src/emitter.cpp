@@ -16,6 +16,7 @@
 #include "event_store.h"
 #include "jfr_chunk.h"
 #include "log.h"
+#include "native_libraries.h"
 #include "slot_resolver.h"
 #include "thread_directory.h"
 
@@ -241,6 +242,8 @@ void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
             deadline.tv_nsec -= 1000000000;
         }
         sem_timedwait(&state.emitter_wakeup, &deadline);
+        // native=on: objects loaded since the last wake-up become unwindable from here on.
+        if (state.options.native_frames) NativeLibraries::refresh();
         bool file_chunk_due;
         bool new_chunk;
         {

@@ -77,6 +77,22 @@ int32_t MethodResolver::line_in(const Cached& cached, int32_t bci) {
     return line;
 }
 
+uint64_t MethodResolver::resolve_native(const std::string& library, const std::string& function) {
+    std::string key = library;
+    key.push_back('\0');
+    key += function;
+    auto found = native_ids_.find(key);
+    if (found != native_ids_.end()) return found->second;
+    MethodEntry entry;
+    entry.id = entries_.size() + 1;
+    entry.class_name = library;
+    entry.method_name = function;
+    entry.descriptor = "()V";
+    entries_.push_back(entry);
+    native_ids_.emplace(std::move(key), entry.id);
+    return entry.id;
+}
+
 const MethodEntry* MethodResolver::entry(uint64_t id) const {
     return id >= 1 && id <= entries_.size() ? &entries_[id - 1] : nullptr;
 }

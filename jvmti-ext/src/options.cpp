@@ -96,6 +96,9 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "continuous") {
             ok = ok && (value == "on" || value == "off");
             if (ok) out->continuous = value == "on";
+        } else if (name == "native") {
+            ok = ok && (value == "on" || value == "off");
+            if (ok) out->native_frames = value == "on";
         } else if (name == "events-jar") {
             out->events_jar = value;
         } else if (name == "latency") {
@@ -103,8 +106,8 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "stats") {
             ok = ok && parse_duration_ns(value, &out->stats_period_ns);
         } else {
-            *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, pending, continuous, log, "
-                     "extensions, events-jar, stats, latency)";
+            *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, pending, continuous, "
+                     "native, log, extensions, events-jar, stats, latency)";
             return false;
         }
         if (!ok) {

@@ -18,6 +18,8 @@ struct Options {
     uint32_t pending_limit = 200000;
     // continuous=off: do not hook JFR's chunk files; events reach a recording when it stops.
     bool continuous = true;
+    // native=on: unbiased stacks start with the native frames (C/C++, JVM stubs) above the Java ones.
+    bool native_frames = false;
     LogLevel log_level = LogLevel::kWarn;  // log=off|warn|info|debug[:PATH]
     std::string log_path;
     bool extensions = true;       // extensions=off: do not add the extension ids

@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "emitter.h"
 #include "latency_histogram.h"
+#include "native_unwind.h"
 #include "stack_walker.h"
 #include "stackreq.h"
 #include "thread_registry.h"
@@ -92,6 +93,19 @@ RequestSlot* admit_and_claim(AgentState& state, jlong user_data, jvmtiError* res
     return slot;
 }
 
+// native=on, an unbiased request: records the native frames above the Java ones into the slot
+// and returns how many frames are left for the Java walk.
+uint32_t capture_native_frames(AgentState& state, const ThreadSlotView& thread, void* ucontext, RequestSlot* slot) {
+    slot->native_count = 0;
+    if (state.ring.native_depth() == 0 || slot->kind != RequestKind::kWalked || thread.stack_high == 0) {
+        return state.ring.max_depth();
+    }
+    const Registers at_signal = read_registers(StackWalker::context_of_interrupted_code(thread, ucontext));
+    slot->native_count = NativeUnwinder::unwind(StackBounds{thread.stack_low, thread.stack_high}, at_signal,
+                                                slot->native_pcs, state.ring.native_depth());
+    return state.ring.max_depth() - slot->native_count;
+}
+
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
@@ -130,10 +144,11 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     bool recovered = false;
     uint64_t first_walk_cycles = 0;
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
-    slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, state.ring.max_depth(), &recovered,
+    const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
+    slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered,
                                           &slot->top_pc, state.measure_latency ? &first_walk_cycles : nullptr);
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
-    slot->truncated = slot->frame_count == static_cast<int32_t>(state.ring.max_depth());
+    slot->truncated = slot->frame_count == static_cast<int32_t>(java_depth);
     if (recovered) Counters::add(Counter::recovered);
     state.ring.publish(slot);
     if (state.measure_latency) record_latency(entered, walk_cycles, first_walk_cycles);
@@ -174,6 +189,7 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     slot->kind = RequestKind::kBiasedOther;
     slot->top_pc = 0;
     slot->frame_count = 0;
+    slot->native_count = 0;
     slot->truncated = false;
     state.ring.publish(slot);
     sem_post(&state.emitter_wakeup);

@@ -6,10 +6,12 @@
 
 namespace stackreq {
 
-bool RequestRing::init(uint32_t slots, uint32_t max_depth) {
+bool RequestRing::init(uint32_t slots, uint32_t max_depth, uint32_t native_depth) {
     max_depth_ = max_depth;
+    native_depth_ = native_depth;
     mask_ = slots - 1;
-    stride_ = (offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth + 63) & ~size_t{63};
+    const size_t native_offset = offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth;
+    stride_ = (native_offset + sizeof(uintptr_t) * native_depth + 63) & ~size_t{63};
     bytes_ = stride_ * slots;
     void* memory = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return false;
@@ -17,6 +19,8 @@ bool RequestRing::init(uint32_t slots, uint32_t max_depth) {
     for (uint32_t i = 0; i < slots; i++) {
         RequestSlot* slot = at(i);
         new (&slot->sequence) std::atomic<uint64_t>(i);
+        slot->native_count = 0;
+        slot->native_pcs = reinterpret_cast<uintptr_t*>(reinterpret_cast<char*>(slot) + native_offset);
     }
     enqueue_position_.store(0);
     dequeue_position_ = 0;

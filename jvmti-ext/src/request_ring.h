@@ -44,13 +44,18 @@ struct RequestSlot {
     RequestKind kind;
     bool truncated;
     uintptr_t top_pc;     // PC of the code the walk's top physical frame is in (StackWalker::walk)
+    // native=on: the native PCs above the Java frames, signal PC first (native_unwind.h); they
+    // live after the frames, in the slot's own memory.
+    uint32_t native_count;
+    uintptr_t* native_pcs;
     CallFrame frames[1];  // really max_depth frames
 };
 
 class RequestRing {
 public:
-    // Normal context. slots is rounded to a power of two by the caller. Returns false on OOM.
-    bool init(uint32_t slots, uint32_t max_depth);
+    // Normal context. slots is rounded to a power of two by the caller; each slot has room for
+    // max_depth frames and native_depth native PCs. Returns false on OOM.
+    bool init(uint32_t slots, uint32_t max_depth, uint32_t native_depth = 0);
     void destroy();
 
     // Async-signal-safe. Returns nullptr when full.
@@ -65,6 +70,7 @@ public:
     bool has_unconsumed() const;
 
     uint32_t max_depth() const { return max_depth_; }
+    uint32_t native_depth() const { return native_depth_; }
     uint32_t capacity() const { return mask_ + 1; }
 
 private:
@@ -77,6 +83,7 @@ private:
     size_t stride_ = 0;
     uint32_t mask_ = 0;
     uint32_t max_depth_ = 0;
+    uint32_t native_depth_ = 0;
     alignas(64) std::atomic<uint64_t> enqueue_position_{0};
     alignas(64) uint64_t dequeue_position_ = 0;
 };

@@ -24,6 +24,19 @@ void SlotResolver::append_walked_frames(const RequestSlot& slot) {
     }
 }
 
+void SlotResolver::append_native_frames(const RequestSlot& slot) {
+    for (uint32_t i = 0; i < slot.native_count; i++) {
+        // A return address names the call's function: it is looked up one byte back.
+        const uintptr_t pc = i == 0 ? slot.native_pcs[i] : slot.native_pcs[i] - 1;
+        auto found = native_method_ids_.find(pc);
+        if (found == native_method_ids_.end()) {
+            const NativeFrameName name = native_symbols_.name(pc);
+            found = native_method_ids_.emplace(pc, methods_.resolve_native(name.library, name.symbol)).first;
+        }
+        frames_.push_back(StackFrameEntry{found->second, -1, -1, FrameType::kNative});
+    }
+}
+
 bool SlotResolver::append_frames_at_safepoint(jobject thread, bool* truncated) {
     jint count = 0;
     if (jvmti_->GetStackTrace(static_cast<jthread>(thread), 0, static_cast<jint>(frame_buffer_.size()),
@@ -88,7 +101,14 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
             truncated = slot.truncated;
             if (slot.frame_count > 0) {
                 type_walked_frames(slot);
-                event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
+                if (slot.native_count > 0) {
+                    // The walked-stack cache knows Java frames only: stacks with native frames skip it.
+                    append_native_frames(slot);
+                    append_walked_frames(slot);
+                    event.stack_trace_id = store.intern_stack(frames_, truncated);
+                } else {
+                    event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
+                }
                 if (event.stack_trace_id == 0) {
                     append_walked_frames(slot);
                     event.stack_trace_id = store.intern_stack(frames_, truncated);

@@ -8,11 +8,13 @@
 #include <jvmti.h>
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "event_store.h"
 #include "jfr_chunk.h"
 #include "method_resolver.h"
+#include "native_symbols.h"
 #include "request_ring.h"
 #include "walked_stack_cache.h"
 
@@ -34,6 +36,8 @@ private:
     // top physical frame from the code at the walk's PC (compiled_methods.h), kJava otherwise.
     static void type_walked_frames(RequestSlot& slot);
     void append_walked_frames(const RequestSlot& slot);
+    // native=on: the slot's native PCs as Native frames, named by native_symbols_.
+    void append_native_frames(const RequestSlot& slot);
     // A virtual thread's walk continues into its carrier's frames: they go; when frames frozen in
     // the continuation are missing above its entry, the stack ends with the walked ones and is
     // marked truncated (virtual_threads.h). A walk through a
@@ -46,6 +50,8 @@ private:
     uint32_t max_depth_;
     MethodResolver methods_;
     WalkedStackCache walked_stacks_;
+    NativeSymbols native_symbols_;
+    std::unordered_map<uintptr_t, uint64_t> native_method_ids_;  // looked-up PC -> MethodEntry id
     std::vector<jvmtiFrameInfo> frame_buffer_;
     std::vector<StackFrameEntry> frames_;
 };

@@ -194,6 +194,10 @@ int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_
 
 }  // namespace
 
+void* StackWalker::context_of_interrupted_code(const ThreadSlotView& thread, void* ucontext) {
+    return interrupted_context(thread, ucontext);
+}
+
 bool StackWalker::init() {
     void* symbol = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
     if (symbol == nullptr) {

@@ -50,6 +50,10 @@ public:
     // alone: the bare walk.
     static int32_t walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames, uint32_t max_depth,
                         bool* recovered, uintptr_t* top_pc, uint64_t* first_walk_cycles = nullptr);
+    // Async-signal-safe. The context of the code the signal interrupted: ucontext itself, or, when
+    // the handler was entered at the first instruction of another handler (two signals delivered
+    // at once), the context the kernel saved for that one.
+    static void* context_of_interrupted_code(const ThreadSlotView& thread, void* ucontext);
 };
 
 }  // namespace stackreq

@@ -34,6 +34,10 @@ int main() {
     CHECK(parses("continuous=off", &o, &error) && !o.continuous);
     CHECK(parses("continuous=on", &o, &error) && o.continuous);
     CHECK(!parses("continuous=maybe", &o, &error) && error.find("'continuous=maybe'") != std::string::npos);
+    CHECK(parses("", &o, &error) && !o.native_frames);
+    CHECK(parses("native=on", &o, &error) && o.native_frames);
+    CHECK(parses("native=off", &o, &error) && !o.native_frames);
+    CHECK(!parses("native=yes", &o, &error) && error.find("'native=yes'") != std::string::npos);
 
     CHECK(!parses("bogus=1", &o, &error) && error.find("'bogus'") != std::string::npos);
     CHECK(!parses("ring=0", &o, &error) && error.find("'ring=0'") != std::string::npos);

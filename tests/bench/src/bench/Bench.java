@@ -39,7 +39,8 @@ public final class Bench {
     /** "Measured on commit ..., date UTC: `tests/bench/run ...`", the line under the title. */
     String measuredOn = "";
 
-    static final List<String> PARTS = List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous");
+    static final List<String> PARTS =
+            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native");
 
     private Bench(boolean quick, List<Path> jdkHomes, Set<String> parts, int reps) throws IOException {
         this.quick = quick;
@@ -55,7 +56,7 @@ public final class Bench {
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
-                + " [--only overhead,latency,emitter,memory,vthreads,continuous]");
+                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native]");
         System.exit(2);
     }
 
@@ -122,6 +123,7 @@ public final class Bench {
         if (parts.contains("memory")) new MemoryPart(this).run();
         if (parts.contains("vthreads")) new VirtualThreadsPart(this).run();
         if (parts.contains("continuous")) new ContinuousPart(this).run();
+        if (parts.contains("native")) new NativeFramesPart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());
         progress("tables also in " + work.resolve("results.md"));

@@ -61,7 +61,7 @@ public final class DeepSpin {
     }
 
     // Starts 300 ms after the spin began (the descent takes microseconds) and stops 200 ms before it ends.
-    private static void record(Path path, long deadline) {
+    static void record(Path path, long deadline) {
         try {
             Thread.sleep(300);
             try (Recording recording = new Recording()) {

@@ -61,6 +61,11 @@ final class ProfileCommand implements Callable<Integer> {
                     + "continuous-profiling backend; repeat for both")
     List<FleetFormat> formats = new ArrayList<>();
 
+    @Option(names = "--native",
+            description = "Native frames (C/C++ of any library, JVM stubs) above the Java frames (libstackreq's "
+                    + "native=on); with --pid only when libstackreq is not loaded yet")
+    boolean nativeFrames;
+
     @Option(names = "--pid", paramLabel = "PID",
             description = "Profile the running JVM with this process id instead of starting one")
     Long pid;
@@ -126,7 +131,7 @@ final class ProfileCommand implements Callable<Integer> {
         // default period for that event.
         String effectiveInterval = period == null && interval == null && leaderIsTimeEvent() ? "1ms" : interval;
         return new ProfileSettings(java, launch.agents(), engine, event,
-                effectiveInterval, period, output.path, javaArgs);
+                effectiveInterval, period, output.path, javaArgs, nativeFrames);
     }
 
     private boolean leaderIsTimeEvent() {

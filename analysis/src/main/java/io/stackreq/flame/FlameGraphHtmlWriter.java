@@ -54,7 +54,10 @@ public final class FlameGraphHtmlWriter {
         return text.toString();
     }
 
-    /** {@code {"n": name, "v": total, "s": self, "l": 1 for a label such as a thread, "c": [children]}} */
+    /**
+     * {@code {"n": name, "v": total, "s": self, "l": 1 for a label such as a thread, "k": "native" for
+     * native code (C/C++, JVM stubs), "c": [children]}}
+     */
     private static void node(JsonGenerator json, Node node) throws IOException {
         json.writeStartObject();
         json.writeStringField("n", node.name());
@@ -62,6 +65,9 @@ public final class FlameGraphHtmlWriter {
         json.writeNumberField("s", node.self());
         if (node.frame() == null && node.parent() != null) {
             json.writeNumberField("l", 1);
+        }
+        if (node.frame() != null && node.frame().isNativeCode()) {
+            json.writeStringField("k", "native");
         }
         if (!node.children().isEmpty()) {
             // Alphabetical, as flame graphs order siblings: the x axis is not time.

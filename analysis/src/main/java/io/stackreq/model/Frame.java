@@ -1,6 +1,8 @@
 package io.stackreq.model;
 
 import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * One stack frame as JFR records it.
@@ -23,8 +25,31 @@ public record Frame(String className, String methodName, String descriptor, int 
         type = type == null ? "" : type;
     }
 
-    /** {@code package.Class.method}: the name reports and flame graphs use. */
+    /** A shared object's file name: libjvm.so, libc.so.6, linux-vdso.so.1. */
+    /** What libstackreq writes as the class of JVM-generated code and of code in no known object. */
+    private static final Set<String> NATIVE_CODE_CLASSES = Set.of("jvm-stubs", "unknown-code");
+    private static final Pattern LIBRARY = Pattern.compile(".+\\.so(\\.[0-9]+)*");
+
+    /**
+     * {@code package.Class.method}: the name reports and flame graphs use; for native code
+     * ({@link #isNativeCode}) {@code function [library]}, or the {@code [library+0xoffset]} the
+     * agent wrote for an address no symbol names.
+     */
     public String qualifiedMethod() {
+        if (isNativeCode()) {
+            return methodName.startsWith("[") ? methodName : methodName + " [" + className + "]";
+        }
         return className.isEmpty() ? methodName : className + "." + methodName;
+    }
+
+    /**
+     * Whether this is a frame of C/C++ code or a JVM stub, as libstackreq writes them with
+     * {@code native=on}: type {@code Native}, the class being the library's file name or
+     * {@code jvm-stubs} / {@code unknown-code}. A Java native method is also {@code Native}, but its
+     * class is a Java class.
+     */
+    public boolean isNativeCode() {
+        return type.equals("Native")
+                && (NATIVE_CODE_CLASSES.contains(className) || LIBRARY.matcher(className).matches());
     }
 }

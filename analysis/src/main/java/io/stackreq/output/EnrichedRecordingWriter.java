@@ -222,7 +222,8 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
 
     private TypedValue frame(Frame frame) {
         TypedValue method = methodType.asValue(value -> value
-                .putField("type", classValues.computeIfAbsent(frame.className(), this::javaClass))
+                .putField("type", classValues.computeIfAbsent(frame.className(),
+                        name -> frame.isNativeCode() ? libraryClass(name) : javaClass(name)))
                 .putField("name", frame.methodName())
                 .putField("descriptor", frame.descriptor())
                 .putField("modifiers", 0)
@@ -245,6 +246,14 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
                 .putField("package", javaPackage)
                 .putField("modifiers", 0)
                 .putField("hidden", false));
+    }
+
+    /** The class of native code frames: the library's file name as it is, in no package. */
+    private TypedValue libraryClass(String library) {
+        TypedValue noPackage = packageType.asValue(value -> value.putField("name", "")
+                .putField("module", moduleNull).putField("exported", true));
+        return classType.asValue(value -> value.putField("name", library).putField("package", noPackage)
+                .putField("modifiers", 0).putField("hidden", false));
     }
 
     /** @param javaThreadId the Java thread id, or null when the recording has none (written as -1) */

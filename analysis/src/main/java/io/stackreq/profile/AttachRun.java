@@ -64,7 +64,7 @@ public final class AttachRun {
     private static Result profile(AttachedJvm jvm, ProfileSettings settings, Duration duration,
             CountDownLatch interrupt, PrintStream err, boolean interactive) throws InterruptedException {
         long pid = jvm.pid();
-        jvm.loadAgent(settings.agents().requestAgent(), "");
+        jvm.loadAgent(settings.agents().requestAgent(), settings.requestAgentOptions());
         jvm.diagnosticCommand("JFR.start name=" + RECORDING_NAME + " +jdk.StackTraceRequest#enabled=true",
                 "Started recording");
         boolean recording = true;

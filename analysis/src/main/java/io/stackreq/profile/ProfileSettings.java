@@ -15,9 +15,16 @@ import java.util.List;
  * @param period   sample period for count events, or null when {@code interval} is given
  * @param output   directory for recording.jfr, samples.jsonl and the results
  * @param javaArgs the user's JVM options, main class and arguments (empty for a running JVM)
+ * @param nativeFrames libstackreq's {@code native=on}: native frames above the Java ones
  */
 public record ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
-        Long period, Path output, List<String> javaArgs) {
+        Long period, Path output, List<String> javaArgs, boolean nativeFrames) {
+
+    /** Java frames only ({@code native=off}, libstackreq's default). */
+    public ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
+            Long period, Path output, List<String> javaArgs) {
+        this(java, agents, engine, events, interval, period, output, javaArgs, false);
+    }
 
     public static final String RECORDING = "recording.jfr";
     public static final String SAMPLES = "samples.jsonl";
@@ -32,6 +39,11 @@ public record ProfileSettings(Path java, AgentDirectory agents, String engine, S
 
     public Path samples() {
         return output.resolve(SAMPLES);
+    }
+
+    /** libstackreq's options: {@code native=on} or none. */
+    public String requestAgentOptions() {
+        return nativeFrames ? "native=on" : "";
     }
 
     /** The perf agent's options: events or engine, period or interval, and the samples file. */
@@ -58,7 +70,8 @@ public record ProfileSettings(Path java, AgentDirectory agents, String engine, S
     public List<String> commandLine() {
         List<String> command = new ArrayList<>();
         command.add(java.toString());
-        command.add("-agentpath:" + agents.requestAgent());
+        String requestOptions = requestAgentOptions();
+        command.add("-agentpath:" + agents.requestAgent() + (requestOptions.isEmpty() ? "" : "=" + requestOptions));
         command.add("-agentpath:" + agents.perfAgent() + "=" + perfAgentOptions());
         command.add("-XX:StartFlightRecording=filename=" + recording() + ",+jdk.StackTraceRequest#enabled=true");
         command.addAll(javaArgs);

@@ -22,6 +22,14 @@ class ProfileSettingsTest {
     }
 
     @Test
+    void nativeFramesTurnOnLibstackreqsOption() {
+        ProfileSettings settings = new ProfileSettings(Path.of("java"), AGENTS, "perf", "task-clock", "1ms", null,
+                Path.of("/out"), List.of("Main"), true);
+        assertEquals("-agentpath:/n/libstackreq.so=native=on", settings.commandLine().get(1));
+        assertEquals("native=on", settings.requestAgentOptions());
+    }
+
+    @Test
     void countEventWithAPeriod() {
         ProfileSettings settings = new ProfileSettings(Path.of("java"), AGENTS, "perf", "page-faults", null, 100L,
                 Path.of("/out"), List.of("Main"));

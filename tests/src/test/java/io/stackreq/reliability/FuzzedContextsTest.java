@@ -56,6 +56,23 @@ class FuzzedContextsTest {
     }
 
     /**
+     * The same mutated contexts with {@code native=on}: the native unwinder follows PC, SP and FP
+     * through the loaded objects' frames (signals also land in JNI code and in the VM), and must
+     * read nothing outside the thread's usable stack.
+     */
+    @OnEachJdk
+    void fuzzedContextsWithNativeFramesNeverCrash(Jdk jdk) throws Exception {
+        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16, "native=on");
+        fuzzed.assertAccounted();
+        System.out.println("[fuzz " + jdk + "] native=on: " + fuzzed.scan.nativeTopEvents
+                + " events with native code on top");
+        assertTrue(fuzzed.scan.nativeTopEvents > 0, "no event has native frames: native=on was not exercised");
+        assertTrue(fuzzed.controlsWalked() > 0,
+                () -> "no unmutated control request was walked: the harness does not deliver real contexts\n"
+                        + fuzzed.breakdown);
+    }
+
+    /**
      * Every PC from 1 to 1024 bytes past the interrupted one, with SP = 8 (not null, unreadable):
      * within a few signals some PC is the deoptimization handler of the nmethod the thread was in,
      * and HotSpot's frame constructor then reads the original PC at SP + offset before any check
@@ -76,6 +93,12 @@ class FuzzedContextsTest {
     @OnEachJdk
     void stackAndFramePointerInTheGuardZone(Jdk jdk) throws Exception {
         fuzz(jdk, "guard=only", 5_000, 16).assertAccounted();
+    }
+
+    /** The guard-zone contexts with {@code native=on}: the native unwinder must not read there either. */
+    @OnEachJdk
+    void stackAndFramePointerInTheGuardZoneWithNativeFrames(Jdk jdk) throws Exception {
+        fuzz(jdk, "guard=only", 5_000, 16, "native=on").assertAccounted();
     }
 
     /** One fuzz run: what the agent saw, what the recording holds. */
@@ -121,12 +144,17 @@ class FuzzedContextsTest {
     }
 
     private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal) throws Exception {
+        return fuzz(jdk, chaosOptions, requests, perSignal, "native=off");
+    }
+
+    private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal, String nativeOption)
+            throws Exception {
         Path recording = dir.resolve("fuzz.jfr");
         Path reportFile = dir.resolve("fuzz.txt");
         Path results = dir.resolve("fuzz-results");
         int capacity = (int) (requests + 200_000);
         JvmRun.Result run = JvmRun.on(jdk, dir).name("fuzz").withoutRequester()
-                .stackreqOptions("ring=65536")
+                .stackreqOptions("ring=65536," + nativeOption)
                 .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=ids=" + capacity + ","
                         + chaosOptions, "-Xmx256m", "-XX:StartFlightRecording=filename=" + recording
                                 + ",+jdk.StackTraceRequest#enabled=true")

@@ -49,6 +49,19 @@ class ShutdownTest {
                 JvmtiError.WRONG_PHASE));
     }
 
+    /**
+     * The same with native=on: the native unwinder keeps reading its tables from the handlers while
+     * the process exits (its tables are never destroyed).
+     */
+    @OnEachJdk
+    void systemExitWhileRequestsWithNativeFramesAreInFlight(Jdk jdk) throws Exception {
+        Path recording = dir.resolve("exit.jfr");
+        JvmRun.Result run = endOfJvm(jdk, "exit", "native=on", "-XX:StartFlightRecording=filename=" + recording
+                + ",+jdk.StackTraceRequest#enabled=true");
+        assertEndedCleanly(run, recording, Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY, JvmtiError.NOT_AVAILABLE,
+                JvmtiError.WRONG_PHASE));
+    }
+
     @OnEachJdk
     void endOfMainWhileRequestsAreInFlightWithFileMode(Jdk jdk) throws Exception {
         Path file = dir.resolve("return.jfr");

@@ -18,7 +18,10 @@ import jdk.jfr.Recording;
  * first (true); {@code recordTo} start a recording in Java that enables jdk.StackTraceRequest
  * and stop it to this file after the threads end; {@code throttle} that recording's throttle;
  * {@code disable} call DisableRequestStackTrace at the end (false); {@code pokeUs} every that
- * many microseconds send each busy thread another signal ({@link Requester#poke}; 0 = never).
+ * many microseconds send each busy thread another signal ({@link Requester#poke}; 0 = never);
+ * {@code chainLibrary} a libnativechain_*.so to load: the threads then spin in its C call chain
+ * ({@link NativeChain#callChain}) instead of {@link #burn}; {@code copy} (false) the threads copy
+ * int arrays with System.arraycopy ({@link #copyArrays}) instead.
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
  * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
@@ -39,6 +42,11 @@ public final class BusyThreads {
         long nanos = (long) (a.getDouble("seconds", 3) * 1e9);
         int intervalUs = a.getInt("intervalUs", 1000);
         Report report = new Report();
+        boolean nativeChain = a.has("chainLibrary");
+        boolean copy = a.getBoolean("copy", false);
+        if (nativeChain) {
+            NativeChain.load(a.get("chainLibrary"));
+        }
         if (a.getBoolean("enable", true)) {
             report.put("enable.rc", Requester.enable());
         }
@@ -67,7 +75,8 @@ public final class BusyThreads {
                     Requester.startTimerOrThrow(intervalUs);
                     armed.countDown();
                     go.await();
-                    sink += burn(deadline[0]);
+                    sink += nativeChain ? NativeChain.callChain(deadline[0])
+                            : copy ? copyArrays(deadline[0]) : burn(deadline[0]);
                     Requester.stopTimerOrThrow();
                 } catch (Throwable t) {
                     synchronized (failures) {
@@ -130,6 +139,19 @@ public final class BusyThreads {
             }
             LockSupport.parkNanos(pokeUs * 1000L);
         }
+    }
+
+    /** Copies 256 KiB arrays until the deadline: nearly all of its time is in the JVM's arraycopy stub. */
+    static long copyArrays(long deadlineNanos) {
+        int[] from = new int[1 << 16];
+        int[] to = new int[1 << 16];
+        long copies = 0;
+        do {
+            from[(int) (copies & 0xffff)] = (int) copies;
+            System.arraycopy(from, 0, to, 0, from.length);
+            copies++;
+        } while (System.nanoTime() - deadlineNanos < 0);
+        return copies + to[7];
     }
 
     /** The busy method every timer request should find on top of the stack. */

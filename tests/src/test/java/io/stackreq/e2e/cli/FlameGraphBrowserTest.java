@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 
+import io.stackreq.tests.NativeFramesTest;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
@@ -46,9 +47,35 @@ class FlameGraphBrowserTest {
     Path dir;
 
     /** One drawn frame of the page. */
-    record Frame(List<String> classes, double width, double top, String text) {
+    record Frame(List<String> classes, double width, double top, String text, String style) {
+        private static final Pattern RGB = Pattern.compile("background: rgb\\((\\d+), (\\d+), (\\d+)\\)");
+
         boolean isMatch() {
             return classes.contains("match");
+        }
+
+        /** The hue in degrees of the frame's background, or -1 when it has no rgb background. */
+        double hue() {
+            Matcher rgb = RGB.matcher(style);
+            if (!rgb.find()) {
+                return -1;
+            }
+            double r = Integer.parseInt(rgb.group(1)) / 255.0;
+            double g = Integer.parseInt(rgb.group(2)) / 255.0;
+            double b = Integer.parseInt(rgb.group(3)) / 255.0;
+            double max = Math.max(r, Math.max(g, b));
+            double range = max - Math.min(r, Math.min(g, b));
+            if (range == 0) {
+                return 0;
+            }
+            double hue = max == r ? ((g - b) / range) % 6 : max == g ? (b - r) / range + 2 : (r - g) / range + 4;
+            return (hue * 60 + 360) % 360;
+        }
+
+        /** flame-graph.html draws native code in hues 95 to 130 (greens), Java code in 10-50 or 195-220. */
+        boolean isNativeColour() {
+            double hue = hue();
+            return hue >= 94 && hue <= 131;
         }
     }
 
@@ -125,6 +152,33 @@ class FlameGraphBrowserTest {
                 () -> png + " is not a PNG screenshot (" + bytes.length + " bytes)");
     }
 
+    /**
+     * Issue 13, acceptance 7: a flame graph of a native=on recording (a C call chain built without
+     * frame pointers, called from Java) draws the C frames in the native colour (green hues) and
+     * the Java frames in another.
+     */
+    @OnEachJdk
+    void nativeFramesAreDrawnInTheirOwnColour(Jdk jdk) throws Exception {
+        Path recording = NativeFramesTest.recordChain(jdk, dir.resolve("native"), "nofp", "on").recording();
+        Path page = dir.resolve("native-flame.html");
+        JvmRun.Result cli = JvmRun.cli(jdk, dir, List.of("flame", recording.toString(), "-o", page.toString()))
+                .name("flame-native").timeout(Duration.ofSeconds(120)).start();
+        assertEquals(0, cli.exitCode(), () -> "stackreq flame failed\n" + cli);
+        JvmRun.Result result = chromium("native", List.of("--dump-dom"), page.toUri().toString());
+        assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
+        assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
+        List<Frame> frames = frames(result.stdout());
+        List<Frame> chain = frames.stream().filter(f -> f.text().startsWith("native_chain_level")).toList();
+        List<Frame> java = frames.stream().filter(f -> f.text().startsWith("io.stackreq.testapp.")).toList();
+        System.out.printf("%s native flame.html: %d frames drawn, %d of the C chain, hues %s; Java %s%n", jdk,
+                frames.size(), chain.size(), chain.stream().map(Frame::hue).toList(),
+                java.stream().map(Frame::hue).toList());
+        assertTrue(chain.size() >= 4, () -> "the C chain's frames are not drawn: " + frames);
+        assertTrue(chain.stream().allMatch(Frame::isNativeColour), () -> "C frames not in the native colour: " + chain);
+        assertTrue(!java.isEmpty() && java.stream().noneMatch(Frame::isNativeColour),
+                () -> "Java frames in the native colour: " + java);
+    }
+
     private JvmRun.Result chromium(String name, List<String> action, String url) {
         if (!Files.isExecutable(CHROMIUM)) {
             fail(CHROMIUM + " is missing: run tests/run, which installs Debian's chromium for this test");
@@ -153,7 +207,7 @@ class FlameGraphBrowserTest {
                 throw new AssertionError("frame without width or top: " + frame.group());
             }
             frames.add(new Frame(List.of(frame.group(1).split(" ")), Double.parseDouble(width.group(1)),
-                    Double.parseDouble(top.group(1)), unescape(frame.group(3))));
+                    Double.parseDouble(top.group(1)), unescape(frame.group(3)), frame.group(2)));
         }
         if (frames.isEmpty()) {
             throw new AssertionError("no frame drawn:\n" + dom);

@@ -31,6 +31,8 @@ final class Profiles {
     static final String PAGE_TOUCHER = "io.stackreq.demo.PageToucher";
     static final String TOUCH = "io.stackreq.demo.PageToucher.touchFreshMemory";
     static final String COMPUTE = "io.stackreq.demo.PageToucher.computeOnly";
+    static final String BIAS_TRAP = "io.stackreq.demo.BiasTrap";
+    static final String COPY_ARRAYS = "io.stackreq.demo.BiasTrap.copyArrays";
 
     static final List<String> OUTPUT_FILES =
             List.of("recording.jfr", "samples.jsonl", "report.txt", "flame.html", "profile.jfr");
@@ -96,6 +98,11 @@ final class Profiles {
     static synchronized Profiled pageFaults(Jdk jdk) {
         return profile(jdk, "page-faults", List.of("-e", "task-clock+page-faults", "-i", "1ms", "--format", "pprof",
                 "--format", "otlp"), PAGE_TOUCHER, "2");
+    }
+
+    /** {@code profile --native -e task-clock -i 1ms} of BiasTrap (60% of its CPU in System.arraycopy) for 3 s. */
+    static synchronized Profiled biasTrapWithNativeFrames(Jdk jdk) {
+        return profile(jdk, "bias-trap-native", List.of("--native", "-e", "task-clock", "-i", "1ms"), BIAS_TRAP, "3");
     }
 
     private static Profiled profile(Jdk jdk, String name, List<String> options, String mainClass, String seconds) {

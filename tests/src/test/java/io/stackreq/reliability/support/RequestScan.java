@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
@@ -30,6 +32,8 @@ public final class RequestScan {
     public long outOfRange;
     public long withoutThread;
     public long failedEvents;
+    /** Events whose top frame is native code (native=on): a library's function or a JVM stub. */
+    public long nativeTopEvents;
     public final List<Long> outOfRangeSample = new ArrayList<>();
     public RecordedEvent lastStatistics;
     public final Map<String, Long> otherTypes = new LinkedHashMap<>();
@@ -58,6 +62,18 @@ public final class RequestScan {
         return scan;
     }
 
+    private static boolean hasNativeCodeOnTop(RecordedEvent event) {
+        RecordedStackTrace stack = event.getStackTrace();
+        if (stack == null || stack.getFrames().isEmpty()) {
+            return false;
+        }
+        RecordedFrame top = stack.getFrames().get(0);
+        String library = top.getMethod() == null || top.getMethod().getType() == null ? ""
+                : top.getMethod().getType().getName();
+        return top.getType().equals("Native")
+                && (library.matches(".+\\.so(\\.[0-9]+)*") || library.equals("jvm-stubs"));
+    }
+
     private void accept(RecordedEvent event, String[] keepTypes) {
         String type = event.getEventType().getName();
         if (type.equals(REQUEST)) {
@@ -66,6 +82,7 @@ public final class RequestScan {
             RecordedThread thread = event.getThread();
             boolean isFailed = event.getBoolean("failed");
             failedEvents += isFailed ? 1 : 0;
+            nativeTopEvents += hasNativeCodeOnTop(event) ? 1 : 0;
             if (thread == null) {
                 withoutThread++;
             }

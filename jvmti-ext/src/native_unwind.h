@@ -1,0 +1,32 @@
+// native=on: the native frames of an unbiased request, from the signal's registers up to the
+// first frame that is not in a loaded object's code (the JIT code, the interpreter or a stub the
+// Java walk starts at). Frames are unwound with the object's call-frame rows where it has them
+// (eh_frame.h: code built without frame pointers, prologues, epilogues) and with the frame
+// pointer chain elsewhere. Only raw PCs are recorded; the emitter names them
+// (native_symbols.h). Every stack read is an aligned word inside the thread's usable stack
+// (below its guard zones), and the rows are stackreq's own arrays: nothing here can fault.
+#pragma once
+
+#include <cstdint>
+
+#include "arch.h"
+
+namespace stackreq {
+
+// The most native frames one request records (the depth= option also bounds them, to half).
+constexpr uint32_t kMaxNativeFrames = 64;
+
+struct StackBounds {
+    uintptr_t low;   // lowest readable address
+    uintptr_t high;  // one past the highest
+};
+
+class NativeUnwinder {
+public:
+    // Async-signal-safe. Writes up to max PCs into pcs, the signal's first; the others are return
+    // addresses. A signal PC in a leaf stub (stub_code.h) is recorded as the one native frame.
+    // Returns the count.
+    static uint32_t unwind(const StackBounds& stack, Registers registers, uintptr_t* pcs, uint32_t max);
+};
+
+}  // namespace stackreq
