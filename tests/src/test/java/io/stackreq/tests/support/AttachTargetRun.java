@@ -41,16 +41,29 @@ public final class AttachTargetRun implements AutoCloseable {
                 .timeout(Duration.ofSeconds(240)).start()));
     }
 
-    /** Waits until it has warmed up and printed its first cpu line; fails when it ended before. */
+    /**
+     * Waits until it has warmed up and its first cpu line is in target.out; fails when it ended
+     * before. The target writes its pid file itself, right after printing that line, while the
+     * line reaches target.out through the runner's copy of its output, which may lag behind.
+     */
     public long awaitPid() throws InterruptedException, ExecutionException, IOException {
         Path pidFile = workDir.resolve("pid");
-        while (!Files.exists(pidFile)) {
+        while (!Files.exists(pidFile) || !printedCpuLine()) {
             if (run.isDone()) {
                 fail("the target JVM ended before it was ready\n" + run.get());
             }
             Thread.sleep(100);
         }
         return Long.parseLong(Files.readString(pidFile).trim());
+    }
+
+    private boolean printedCpuLine() throws IOException {
+        Path out = workDir.resolve("target.out");
+        if (!Files.exists(out)) {
+            return false;
+        }
+        String text = Files.readString(out);
+        return text.substring(0, text.lastIndexOf('\n') + 1).lines().anyMatch(line -> line.startsWith("cpu "));
     }
 
     /** Asks it to exit without waiting. */
