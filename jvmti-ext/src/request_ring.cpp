@@ -9,7 +9,8 @@ namespace stackreq {
 bool RequestRing::init(uint32_t slots, uint32_t max_depth) {
     max_depth_ = max_depth;
     mask_ = slots - 1;
-    stride_ = (offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth + 63) & ~size_t{63};
+    const size_t frames_end = offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth;
+    stride_ = (frames_end + sizeof(uintptr_t) * max_depth + 63) & ~size_t{63};
     bytes_ = stride_ * slots;
     void* memory = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return false;
@@ -17,6 +18,7 @@ bool RequestRing::init(uint32_t slots, uint32_t max_depth) {
     for (uint32_t i = 0; i < slots; i++) {
         RequestSlot* slot = at(i);
         new (&slot->sequence) std::atomic<uint64_t>(i);
+        slot->physical_pcs = reinterpret_cast<uintptr_t*>(reinterpret_cast<char*>(slot) + frames_end);
     }
     enqueue_position_.store(0);
     dequeue_position_ = 0;

@@ -44,6 +44,9 @@ struct RequestSlot {
     RequestKind kind;
     bool truncated;
     uintptr_t top_pc;     // PC of the code the walk's top physical frame is in (StackWalker::walk)
+    int32_t physical_count;   // physical frames walked (physical_walk.h)
+    bool physical_from_anchor;  // they start at the thread's last Java frame, not at top_pc
+    uintptr_t* physical_pcs;  // max_depth entries after frames: their PCs, top first
     CallFrame frames[1];  // really max_depth frames
 };
 

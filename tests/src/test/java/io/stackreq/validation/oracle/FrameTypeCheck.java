@@ -16,10 +16,21 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * (the one after it, or the one at it, as in the JIT-scope rule) is exactly the trace's top
  * frames, that record's inlined frames "Inlined" and its last one "JIT compiled". When both
  * records are top frames of the trace with different depths (recursive inlining), either
- * reading of the PC is right. Other frames
- * have no truth here: counted as unchecked, or as undetermined when stackreq wrote no type
- * ("Java"); so is a top frame in compiled code that stackreq left "Java", since the JVM reports
- * compiled code late and stackreq may resolve a request before it hears of the code there.
+ * reading of the PC is right.
+ * <p>
+ * The frames below (layer (c)) are checked against the stack words liboracle.so kept at the
+ * signal that may be return addresses, in stack order: a compiled frame's callee returns to the
+ * debug record at exactly that address, whose inline stack names the compiled frame and the
+ * frames inlined into it. So a run of frames typed "Inlined" ... "JIT compiled" is right when,
+ * above the previous such run's word, a stack word is a record whose inline stack is exactly
+ * those frames; an "Interpreted" frame is right when no stack word between the compiled runs
+ * around it is a record whose inline stack starts with that frame (it would be a compiled frame
+ * there). Frames below the end of the scan, when a limit cut it short (4096 words, 1 MiB),
+ * count as unchecked.
+ * <p>
+ * Frames stackreq wrote no type for ("Java") count as undetermined; so is a top frame in
+ * compiled code that stackreq left "Java", since the JVM reports compiled code late and stackreq
+ * may resolve a request before it hears of the code there.
  */
 public final class FrameTypeCheck {
     public static final String INTERPRETED = "Interpreted";
@@ -37,6 +48,9 @@ public final class FrameTypeCheck {
         public int undetermined;
         /** Of the undetermined: top frames in compiled code not yet reported when the signal came. */
         public int unreported;
+        /** Of the checked: frames below the top physical frame, and the wrong ones among them. */
+        public int lowerChecked;
+        public int lowerWrong;
         public final List<String> examples = new ArrayList<>();
 
         /** Right / checked, in percent. */
@@ -46,8 +60,9 @@ public final class FrameTypeCheck {
 
         public String summary() {
             return checked == 0 ? "-" : String.format(Locale.ROOT,
-                    "%.2f%% of %d (%d wrong; %d unchecked, %d undetermined, %d in code not yet reported)",
-                    rightPercent(), checked, wrong, unchecked, undetermined, unreported);
+                    "%.2f%% of %d (%d wrong; %d of them below the top frame, %d wrong; %d unchecked, %d undetermined, "
+                    + "%d in code not yet reported)",
+                    rightPercent(), checked, wrong, lowerChecked, lowerWrong, unchecked, undetermined, unreported);
         }
     }
 
@@ -67,9 +82,11 @@ public final class FrameTypeCheck {
         if (unreported) {
             tally.unreported++;
         }
+        String[] below = unreported ? new String[topFirst.size()] : expectedBelow(topFirst, top.size(), snapshot);
         for (int i = 0; i < topFirst.size(); i++) {
             Frame frame = topFirst.get(i);
-            String expected = i < top.size() && !unreported ? top.get(i) : expectedAnywhere(frame);
+            String expected = i < top.size() && !unreported ? top.get(i)
+                    : below[i] != null && !frame.nativeMethod() ? below[i] : expectedAnywhere(frame);
             if (frame.key().equals("?") || expected == null) {
                 if (UNDETERMINED.equals(frame.type())) {
                     tally.undetermined++;
@@ -86,8 +103,15 @@ public final class FrameTypeCheck {
                 continue;
             }
             tally.checked++;
+            boolean lower = below[i] != null && !frame.nativeMethod();
+            if (lower) {
+                tally.lowerChecked++;
+            }
             if (!expected.equals(frame.type())) {
                 tally.wrong++;
+                if (lower) {
+                    tally.lowerWrong++;
+                }
                 if (tally.examples.size() < 3) {
                     tally.examples.add("request " + snapshot.id() + " frame " + i + " " + frame.key() + ":" + frame.bci()
                             + " is " + frame.type() + ", expected " + expected + " (pc in "
@@ -95,6 +119,113 @@ public final class FrameTypeCheck {
                 }
             }
         }
+    }
+
+    /**
+     * The types the stack words say for the frames from index first on (see the class comment),
+     * null where they say nothing. first is the end of the top physical frame's frames; when the
+     * oracle could not tell them, the end of the ones stackreq typed there.
+     */
+    private String[] expectedBelow(List<Frame> topFirst, int first, Snapshot snapshot) {
+        int n = topFirst.size();
+        String[] expected = new String[n];
+        if (snapshot.layer() != OracleCheck.Layer.SIGNAL || snapshot.codeWords().length == 0) {
+            return expected;
+        }
+        if (first == 0) {
+            while (first < n && !isPhysicalEnd(topFirst.get(first).type())) {
+                first++;
+            }
+            first++;
+        }
+        // Each run typed compiled, with the index of the stack word that holds its record (-1: none).
+        List<int[]> runs = new ArrayList<>();
+        int word = -1;
+        for (int i = first; i < n; i++) {
+            if (!isCompiled(topFirst.get(i).type())) {
+                continue;
+            }
+            int end = i;
+            while (end < n && INLINED.equals(topFirst.get(end).type())) {
+                end++;
+            }
+            if (end == n || !COMPILED.equals(topFirst.get(end).type())) {
+                for (int k = i; k < end; k++) {
+                    expected[k] = "a frame inlined into a JIT compiled frame below it";
+                }
+                i = end;
+                continue;
+            }
+            int at = recordOf(snapshot, word, topFirst.subList(i, end + 1));
+            runs.add(new int[] {i, end, at});
+            if (at >= 0) {
+                word = at;
+            } else if (snapshot.codeWordsCut()) {
+                // Beyond the scanned words the stack says nothing.
+                break;
+            }
+            for (int k = i; k <= end; k++) {
+                expected[k] = at < 0 ? "no record on the stack for these frames" : k == end ? COMPILED : INLINED;
+            }
+            i = end;
+        }
+        int previousWord = -1;
+        int run = 0;
+        for (int i = first; i < n; i++) {
+            while (run < runs.size() && runs.get(run)[1] < i) {
+                if (runs.get(run)[2] >= 0) {
+                    previousWord = runs.get(run)[2];
+                }
+                run++;
+            }
+            if (!INTERPRETED.equals(topFirst.get(i).type()) || topFirst.get(i).key().equals("?")) {
+                continue;
+            }
+            int nextWord = -1;
+            for (int r = run; r < runs.size() && nextWord < 0; r++) {
+                nextWord = runs.get(r)[2];
+            }
+            if (nextWord < 0 && snapshot.codeWordsCut()) {
+                break;
+            }
+            nextWord = nextWord < 0 ? snapshot.codeWords().length : nextWord;
+            expected[i] = recordStartingWith(snapshot, previousWord, nextWord, topFirst, i)
+                    ? "JIT compiled or Inlined (a record on the stack starts with this frame)" : INTERPRETED;
+        }
+        return expected;
+    }
+
+    private static boolean isCompiled(String type) {
+        return INLINED.equals(type) || COMPILED.equals(type);
+    }
+
+    private static boolean isPhysicalEnd(String type) {
+        return COMPILED.equals(type) || INTERPRETED.equals(type);
+    }
+
+    /** The index of the first stack word after the one at after whose record is exactly frames; -1: none. */
+    private int recordOf(Snapshot snapshot, int after, List<Frame> frames) {
+        for (int w = after + 1; w < snapshot.codeWords().length; w++) {
+            List<CompiledCode.Scope> scope = compiledCode.scopeRecordedAt(snapshot.codeWords()[w],
+                    snapshot.codeSequence());
+            if (scope != null && scope.size() == frames.size() && OracleCheck.startsWith(frames, scope)) {
+                return w;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether a stack word between the ones at after and before is a record whose inline stack starts at frame i. */
+    private boolean recordStartingWith(Snapshot snapshot, int after, int before, List<Frame> topFirst, int i) {
+        for (int w = after + 1; w < before; w++) {
+            List<CompiledCode.Scope> scope = compiledCode.scopeRecordedAt(snapshot.codeWords()[w],
+                    snapshot.codeSequence());
+            if (scope != null && i + scope.size() <= topFirst.size()
+                    && OracleCheck.startsWith(topFirst.subList(i, topFirst.size()), scope)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What any frame's method says: a native method's frame is Native, no other is; null: no truth. */
