@@ -1,5 +1,6 @@
 #include "physical_walk.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "code_heaps.h"
@@ -15,10 +16,17 @@ std::atomic<uintptr_t> PhysicalWalk::interpreter_end_{0};
 namespace {
 
 // Where the calling thread's last Java frame is: its JavaThread is its JNIEnv minus
-// g_jni_in_thread, the frame anchor's fields at these offsets from it (0: not known).
+// g_jni_in_thread, its frame anchor (a JavaFrameAnchor) at g_thread_anchor in it, and the
+// anchor's fields at g_last_sp, g_last_pc and g_last_fp.
 intptr_t g_jni_in_thread = 0;
-uint64_t g_anchor_sp = 0, g_anchor_pc = 0, g_anchor_fp = 0;
+uint64_t g_thread_anchor = 0, g_last_sp = 0, g_last_pc = 0, g_last_fp = 0;
 std::atomic<bool> g_anchor_known{false};
+// An entry frame (the JVM's call stub, which a call from C into Java passes through) is the
+// frame whose callee returns to this address; the JavaCallWrapper at its fp + kCallWrapper
+// words keeps, in a frame anchor at g_wrapper_anchor, the last Java frame below it (0: none).
+uintptr_t g_call_stub_return = 0;
+uint64_t g_wrapper_anchor = 0;
+constexpr intptr_t kCallWrapper = -6;
 
 constexpr uintptr_t kWord = sizeof(uintptr_t);
 // Interpreted frame slots, in words from its frame pointer (frame_x86.hpp's layout).
@@ -40,18 +48,19 @@ bool PhysicalWalk::init(JNIEnv* jni, jthread current, std::string* error) {
     HotSpotThreads threads;
     if (!threads.init(jni, current, error)) return false;
     VmStructs vm;
-    uint64_t anchor = 0, sp = 0, pc = 0, fp = 0;
-    if (!vm.init() || !vm.field_offset("JavaThread", "_anchor", &anchor) ||
-        !vm.field_offset("JavaFrameAnchor", "_last_Java_sp", &sp) ||
-        !vm.field_offset("JavaFrameAnchor", "_last_Java_pc", &pc) ||
-        !vm.field_offset("JavaFrameAnchor", "_last_Java_fp", &fp)) {
+    if (!vm.init() || !vm.field_offset("JavaThread", "_anchor", &g_thread_anchor) ||
+        !vm.field_offset("JavaFrameAnchor", "_last_Java_sp", &g_last_sp) ||
+        !vm.field_offset("JavaFrameAnchor", "_last_Java_pc", &g_last_pc) ||
+        !vm.field_offset("JavaFrameAnchor", "_last_Java_fp", &g_last_fp)) {
         *error = "gHotSpotVMStructs has no JavaThread::_anchor with JavaFrameAnchor::_last_Java_sp, _pc and _fp";
         return false;
     }
+    uintptr_t call_stub_return = 0;
+    if (vm.static_address("StubRoutines", "_call_stub_return_address", &call_stub_return) &&
+        vm.field_offset("JavaCallWrapper", "_anchor", &g_wrapper_anchor)) {
+        g_call_stub_return = *reinterpret_cast<const uintptr_t*>(call_stub_return);
+    }
     g_jni_in_thread = threads.jni_environment_offset();
-    g_anchor_sp = anchor + sp;
-    g_anchor_pc = anchor + pc;
-    g_anchor_fp = anchor + fp;
     g_anchor_known.store(true, std::memory_order_release);
     return true;
 }
@@ -87,13 +96,30 @@ int32_t PhysicalWalk::walk(const ThreadSlotView& thread, const Registers& top, u
 bool PhysicalWalk::last_java_frame(const ThreadSlotView& thread, Registers* out) {
     if (!g_anchor_known.load(std::memory_order_acquire) || thread.jni == nullptr) return false;
     const uintptr_t java_thread = reinterpret_cast<uintptr_t>(thread.jni) - static_cast<uintptr_t>(g_jni_in_thread);
-    const uintptr_t sp = *reinterpret_cast<const volatile uintptr_t*>(java_thread + g_anchor_sp);
+    return anchored_frame(thread, java_thread + g_thread_anchor, out);
+}
+
+bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out) {
+    const uintptr_t sp = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_sp);
     if (sp == 0 || !on_stack(thread, sp - kWord, kWord)) return false;
-    uintptr_t pc = *reinterpret_cast<const volatile uintptr_t*>(java_thread + g_anchor_pc);
+    uintptr_t pc = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_pc);
     // Without a recorded PC the frame's PC is the return address its call into the VM pushed.
     if (pc == 0) pc = word_at(sp, -1);
-    *out = Registers{pc, sp, *reinterpret_cast<const volatile uintptr_t*>(java_thread + g_anchor_fp)};
+    *out = Registers{pc, sp, *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_fp)};
     return true;
+}
+
+bool PhysicalWalk::below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out) {
+    if (g_wrapper_anchor == 0 || !on_stack(thread, fp + kCallWrapper * static_cast<intptr_t>(kWord), kWord)) {
+        return false;
+    }
+    const uintptr_t wrapper = word_at(fp, kCallWrapper);
+    // The JavaCallWrapper lives in the frame of the C++ code that called the stub, above it.
+    const uintptr_t anchor = wrapper + g_wrapper_anchor;
+    if (wrapper <= fp || !on_stack(thread, anchor, std::max(g_last_sp, std::max(g_last_pc, g_last_fp)) + kWord)) {
+        return false;
+    }
+    return anchored_frame(thread, anchor, out);
 }
 
 int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max) {
@@ -105,6 +131,16 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
     int32_t count = 0;
     while (count < max && pc != 0) {
         uintptr_t caller_sp = 0, caller_fp = 0, caller_pc = 0;
+        if (pc == g_call_stub_return && g_call_stub_return != 0) {
+            // No frame of its own for the frame types: the walk goes on below the C frames the
+            // call into Java came from, at the last Java frame before that call.
+            Registers below{};
+            if (!below_entry_frame(thread, fp, &below) || below.sp <= sp) break;
+            sp = below.sp;
+            fp = below.fp;
+            pc = below.pc;
+            continue;
+        }
         if (in_interpreter(pc)) {
             if (fp < sp || !on_stack(thread, fp - kWord, 3 * kWord)) break;
             pcs[count++] = pc;

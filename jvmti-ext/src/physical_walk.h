@@ -7,8 +7,9 @@
 // method or a native method's wrapper) has a fixed size, its code blob's frame size
 // (code_heaps.h): the caller's stack pointer is the frame's unextended stack pointer plus that
 // size, the return address and the saved frame pointer the two words below it. The walk stops
-// at the first frame that is neither (the entry frame below the Java frames, a stub) or that
-// would leave the thread's stack. When the thread is not in Java code (in the VM, in native code,
+// at the first frame that is neither (a stub, the thread's first entry frame) or that would
+// leave the thread's stack; an entry frame with Java frames below it (a call from native code
+// or from the VM into Java) is passed over to them, as AsyncGetCallTrace does. When the thread is not in Java code (in the VM, in native code,
 // or the request's own stack with ucontext NULL), AsyncGetCallTrace starts at the thread's last
 // Java frame, which the JVM keeps in the JavaThread's frame anchor: so does the physical walk.
 #pragma once
@@ -49,7 +50,11 @@ public:
 
 private:
     static int32_t walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max);
+    // The registers of the last Java frame a frame anchor (a JavaFrameAnchor at anchor) holds.
+    static bool anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out);
     static bool last_java_frame(const ThreadSlotView& thread, Registers* out);
+    // The last Java frame below the entry frame whose frame pointer is fp.
+    static bool below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out);
 
     static std::atomic<uintptr_t> interpreter_start_;
     static std::atomic<uintptr_t> interpreter_end_;

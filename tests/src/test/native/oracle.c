@@ -11,8 +11,10 @@
  *      method, so the biased stack is the stack of this exact point;
  *  (c) perf task-clock overflow signals, 1 ms of each attached thread's CPU time: the handler
  *      copies the shadow stack and the interrupted PC into a preallocated arena and passes the
- *      copy's id as user_data to RequestStackTrace(env, NULL, ucontext, id); the JIT's debug
- *      information for every compiled method goes to compiled-code.txt (compiled_code.c).
+ *      copy's id as user_data to RequestStackTrace(env, NULL, ucontext, id).
+ * In layers (b) and (c) the snapshot also keeps the stack's words that may be return addresses,
+ * for the frame-type check, and the JIT's debug information for every compiled method goes to
+ * compiled-code.txt (compiled_code.c).
  * The snapshots are written to a file by finish() (or at VMDeath); the Java checker compares
  * each jdk.StackTraceRequest event with the snapshot of the same user_data.
  *
@@ -57,8 +59,8 @@ enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RES
 /* A snapshot: SNAP_HEADER ints, then depth (id, line) pairs. */
 enum { S_LAYER, S_TID, S_TAG, S_FLAG, S_POPPED, S_OVERFLOW, S_DEPTH, S_RC, S_PC_LOW, S_PC_HIGH, S_CODE_SEQUENCE,
        S_CODE_WORDS, SNAP_HEADER };
-/* Layer (c) also keeps the stack words that may be return addresses (compiled_code_may_hold),
- * from the interrupted SP up, as (word index from SP, low half, high half): the frame-type check
+/* Layers (b) and (c) also keep the stack words that may be return addresses
+ * (compiled_code_may_hold), from the interrupted SP (layer (b): the JNI function's frame) up, as (word index from SP, low half, high half): the frame-type check
  * finds the physical frames below the top one by them. At most this many words, and this far;
  * S_CODE_WORDS is negative when the scan stopped at a limit before the stack's end. */
 #define MAX_CODE_WORDS 4096
@@ -334,14 +336,15 @@ static jint start_agent(JavaVM *vm, char *options) {
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.ThreadEnd = on_thread_end;
     callbacks.VMDeath = on_vm_death;
-    /* Layer (c) samples arbitrary PCs: the checker needs the JIT's scopes at them. */
-    if (g_layer_c && !compiled_code_start(g_jvmti, g_out, &capabilities, &callbacks)) {
+    /* Layer (c) samples arbitrary PCs: the checker needs the JIT's scopes at them; both layers'
+     * frame types are checked against the records at the stack's return addresses. */
+    if (!compiled_code_start(g_jvmti, g_out, &capabilities, &callbacks)) {
         fprintf(stderr, "oracle: cannot write %s/compiled-code.txt\n", g_out);
         return JNI_ERR;
     }
     if ((*g_jvmti)->AddCapabilities(g_jvmti, &capabilities) != JVMTI_ERROR_NONE) return JNI_ERR;
     (*g_jvmti)->SetEventCallbacks(g_jvmti, &callbacks, sizeof(callbacks));
-    if (g_layer_c) compiled_code_enable(g_jvmti);
+    compiled_code_enable(g_jvmti);
     (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
     (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
 
@@ -421,7 +424,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     }
     if (start_agent(vm, options) != JNI_OK) return JNI_ERR;
     /* No VMInit comes: the code compiled before the attach is replayed at once. */
-    if (g_layer_c) compiled_code_replay(g_jvmti);
+    compiled_code_replay(g_jvmti);
     if (!set_oracle_loaded(vm)) {
         fprintf(stderr, "oracle: OracleNative's natives or ShadowStack.oracleLoaded not found\n");
         return JNI_ERR;
@@ -530,7 +533,8 @@ JNIEXPORT jint JNICALL Java_io_stackreq_validation_oracle_OracleNative_requestBi
     if (slot == NULL || atomic_load(&g_finished)) return -1;
     /* One at a time: a Disable that is not the last one would not flush. */
     pthread_mutex_lock(&g_biased_lock);
-    int id = take_snapshot(slot->shadow, 'b', tid, 0, 0, 0);
+    /* The stack from this function's frame up holds the return addresses of the Java frames below. */
+    int id = take_snapshot(slot->shadow, 'b', tid, 0, (uintptr_t)__builtin_frame_address(0), slot->stack_high);
     jvmtiError rc = JVMTI_ERROR_OUT_OF_MEMORY;
     if (id > 0) {
         rc = g_request(g_jvmti, NULL, NULL, (jlong)id);

@@ -18,8 +18,8 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * records are top frames of the trace with different depths (recursive inlining), either
  * reading of the PC is right.
  * <p>
- * The frames below (layer (c)) are checked against the stack words liboracle.so kept at the
- * signal that may be return addresses, in stack order: a compiled frame's callee returns to the
+ * The frames below (layer (c); in layer (b) all Java frames) are checked against the stack words
+ * liboracle.so kept at the signal (at the JNI call) that may be return addresses, in stack order: a compiled frame's callee returns to the
  * debug record at exactly that address, whose inline stack names the compiled frame and the
  * frames inlined into it. So a run of frames typed "Inlined" ... "JIT compiled" is right when,
  * above the previous such run's word, a stack word is a record whose inline stack is exactly
@@ -124,15 +124,16 @@ public final class FrameTypeCheck {
     /**
      * The types the stack words say for the frames from index first on (see the class comment),
      * null where they say nothing. first is the end of the top physical frame's frames; when the
-     * oracle could not tell them, the end of the ones stackreq typed there.
+     * oracle could not tell them, the end of the ones stackreq typed there. In layer (b) the
+     * words start at the JNI function's frame, and every Java frame of the trace is below it.
      */
     private String[] expectedBelow(List<Frame> topFirst, int first, Snapshot snapshot) {
         int n = topFirst.size();
         String[] expected = new String[n];
-        if (snapshot.layer() != OracleCheck.Layer.SIGNAL || snapshot.codeWords().length == 0) {
+        if (snapshot.layer() == OracleCheck.Layer.JVMTI || snapshot.codeWords().length == 0) {
             return expected;
         }
-        if (first == 0) {
+        if (first == 0 && snapshot.layer() == OracleCheck.Layer.SIGNAL) {
             while (first < n && !isPhysicalEnd(topFirst.get(first).type())) {
                 first++;
             }
