@@ -69,8 +69,12 @@ class StressTest {
     private static final Set<String> JFR_FRAME_TYPES = Set.of("Interpreted", "JIT compiled", "Inlined", "Native");
     private static final Set<IMCFrame.Type> JMC_FRAME_TYPES = Set.of(IMCFrame.Type.INTERPRETED,
             IMCFrame.Type.JIT_COMPILED, IMCFrame.Type.INLINED, IMCFrame.Type.NATIVE);
-    /** Frames may stay untyped where the JVM's records cannot confirm them (see docs/validation.md). */
-    private static final double MIN_TYPED_PERCENT = 99.0;
+    /**
+     * Frames may stay untyped where the JVM's records cannot confirm them (code whose
+     * CompiledMethodLoad comes late, deoptimized frames: docs/validation.md); 99.45% and 99.50%
+     * were typed here at the commit that typed every frame.
+     */
+    private static final double MIN_TYPED_PERCENT = 98.0;
 
     private static void assertFramesTyped(List<RecordedEvent> events, List<JmcFile.Request> jmcRequests) {
         long frames = 0;
