@@ -156,29 +156,25 @@ static int take_snapshot(const int32_t *shadow, int layer, pid_t tid, uintptr_t 
     snap[S_PC_HIGH] = (int32_t)(uint32_t)((uint64_t)pc >> 32);
     snap[S_CODE_SEQUENCE] = (int32_t)compiled_code_sequence();
     memcpy(snap + SNAP_HEADER, shadow + H_FRAMES, sizeof(int32_t) * 2u * (unsigned)depth);
-    /* No more than counted: the code range may have grown since. */
-    snap[S_CODE_WORDS] = code_words(sp, stack_high, snap + SNAP_HEADER + 2 * depth, words < 0 ? -words : words);
+    /* No more than counted (the code range may have grown since); cut short if the count was. */
+    int copied = code_words(sp, stack_high, snap + SNAP_HEADER + 2 * depth, words < 0 ? -words : words);
+    if (copied < 0) copied = -copied;
+    snap[S_CODE_WORDS] = words < 0 ? -copied : copied;
     g_snapshot_offset[index] = offset;
     return index + 1;
 }
 
-static uintptr_t interrupted_pc(const void *ucontext) {
+/* The interrupted PC, and SP into *sp. */
+static uintptr_t interrupted_pc(const void *ucontext, uintptr_t *sp) {
     const ucontext_t *context = ucontext;
 #if defined(__x86_64__)
+    *sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
     return (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
+    *sp = (uintptr_t)context->uc_mcontext.sp;
     return (uintptr_t)context->uc_mcontext.pc;
 #else
 #error "interrupted_pc: unsupported architecture"
-#endif
-}
-
-static uintptr_t interrupted_sp(const void *ucontext) {
-    const ucontext_t *context = ucontext;
-#if defined(__x86_64__)
-    return (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-    return (uintptr_t)context->uc_mcontext.sp;
 #endif
 }
 
@@ -191,8 +187,9 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
         atomic_fetch_add(&g_signals_lost, 1);
     } else {
         if (!atomic_load(&g_finished)) {
-            int id = take_snapshot(slot->shadow, 'c', slot->tid, interrupted_pc(ucontext), interrupted_sp(ucontext),
-                                   slot->stack_high);
+            uintptr_t sp = 0;
+            uintptr_t pc = interrupted_pc(ucontext, &sp);
+            int id = take_snapshot(slot->shadow, 'c', slot->tid, pc, sp, slot->stack_high);
             if (id > 0) {
                 jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
                 g_arena[g_snapshot_offset[id - 1] + S_RC] = (int32_t)rc;
