@@ -17,14 +17,14 @@ constexpr uint32_t kMaxFrameWords = 1u << 16;
 // Where the fields a lookup reads lie, from gHotSpotVMStructs. JDK 17's CodeBlob keeps its code
 // bounds as pointers, JDK 25's as offsets from the blob.
 struct Layout {
-    uint64_t memory_low, memory_high;    // CodeHeap::_memory's VirtualSpace::_low / _high
-    uint64_t segmap_low, segmap_high;    // CodeHeap::_segmap's
-    uint64_t block_used;                 // HeapBlock::Header::_used in a HeapBlock
-    uint64_t block_size;                 // sizeof(HeapBlock): the blob follows it
-    uint64_t frame_size;                 // CodeBlob::_frame_size (int, words)
+    uint64_t memory_low, memory_high;  // CodeHeap::_memory's VirtualSpace::_low / _high
+    uint64_t segmap_low, segmap_high;  // CodeHeap::_segmap's
+    uint64_t block_used;               // HeapBlock::Header::_used in a HeapBlock
+    uint64_t block_size;               // sizeof(HeapBlock): the blob follows it
+    uint64_t frame_size;               // CodeBlob::_frame_size (int, words)
     bool code_as_pointers;
-    uint64_t code_begin, code_end;       // CodeBlob::_code_begin/_code_end, or _code_offset/_data_offset
-    uint64_t blob_fields_end;            // the highest byte a lookup reads in a blob, + 1
+    uint64_t code_begin, code_end;  // CodeBlob::_code_begin/_code_end, or _code_offset/_data_offset
+    uint64_t blob_fields_end;       // the highest byte a lookup reads in a blob, + 1
 };
 
 Layout g_layout;

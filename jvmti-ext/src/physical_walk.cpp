@@ -38,9 +38,7 @@ bool on_stack(const ThreadSlotView& thread, uintptr_t address, uintptr_t bytes) 
            address + bytes > address;
 }
 
-uintptr_t word_at(uintptr_t base, intptr_t index) {
-    return reinterpret_cast<const uintptr_t*>(base)[index];
-}
+uintptr_t word_at(uintptr_t base, intptr_t index) { return reinterpret_cast<const uintptr_t*>(base)[index]; }
 
 }  // namespace
 

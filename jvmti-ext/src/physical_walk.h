@@ -1,17 +1,17 @@
 // The physical frames of a stack walk: the code address each Java frame of the machine stack is
 // at, from the top frame AsyncGetCallTrace walked down, recorded in the signal handler beside
-// AsyncGetCallTrace's (method, bci) frames so that the emitter can type every frame, not only
-// the top ones (frame_typer.h). HotSpot x86_64 frames: an interpreted frame is found from its
-// frame pointer (the caller's frame pointer at fp, its return address at fp + 8, the sender's
-// stack pointer saved at fp - 8); a compiled frame (a JIT-compiled
-// method or a native method's wrapper) has a fixed size, its code blob's frame size
-// (code_heaps.h): the caller's stack pointer is the frame's unextended stack pointer plus that
-// size, the return address and the saved frame pointer the two words below it. The walk stops
-// at the first frame that is neither (a stub, the thread's first entry frame) or that would
-// leave the thread's stack; an entry frame with Java frames below it (a call from native code
-// or from the VM into Java) is passed over to them, as AsyncGetCallTrace does. When the thread is not in Java code (in the VM, in native code,
-// or the request's own stack with ucontext NULL), AsyncGetCallTrace starts at the thread's last
-// Java frame, which the JVM keeps in the JavaThread's frame anchor: so does the physical walk.
+// AsyncGetCallTrace's (method, bci) frames so that the emitter can type every frame, not only the
+// top ones (frame_typer.h). HotSpot x86_64 frames: an interpreted frame is found from its frame
+// pointer (the caller's frame pointer at fp, its return address at fp + 8, the sender's stack
+// pointer saved at fp - 8); a compiled frame (a JIT-compiled method or a native method's wrapper)
+// has a fixed size, its code blob's frame size (code_heaps.h): the caller's stack pointer is the
+// frame's unextended stack pointer plus that size, the return address and the saved frame pointer
+// the two words below it. The walk stops at the first frame that is neither (a stub, the thread's
+// first entry frame) or that would leave the thread's stack; an entry frame with Java frames below
+// it (a call from native code or from the VM into Java) is passed over to them, as
+// AsyncGetCallTrace does. When the thread is not in Java code (in the VM, in native code, or the
+// request's own stack with ucontext NULL), AsyncGetCallTrace starts at the thread's last Java
+// frame, which the JVM keeps in the JavaThread's frame anchor: so does the physical walk.
 #pragma once
 
 #include <jni.h>

@@ -51,8 +51,8 @@ void SlotResolver::type_walked_frames(RequestSlot& slot) {
         // AsyncGetCallTrace marks native frames with bci -3 (forte.cpp).
         slot.frames[i].type = slot.frames[i].bci_or_marker == -3 ? FrameType::kNative : FrameType::kJava;
     }
-    type_frames(agent().compiled_methods, slot.top_pc, slot.physical_pcs, slot.physical_count, slot.physical_from_anchor,
-                slot.frames, slot.frame_count);
+    type_frames(agent().compiled_methods, slot.top_pc, slot.physical_pcs, slot.physical_count,
+                slot.physical_from_anchor, slot.frames, slot.frame_count);
 }
 
 void SlotResolver::end_at_virtual_thread_entry(RequestSlot& slot, bool mounted) {

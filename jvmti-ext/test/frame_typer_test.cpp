@@ -31,13 +31,14 @@ struct Records {
         {reinterpret_cast<void*>(kCompiled + 0x20), 2, b_in_c, b_in_c_bcis},
         {reinterpret_cast<void*>(kCompiled + 0x30), 1, c_only, c_only_bcis},
     };
-    jvmtiCompiledMethodLoadInlineRecord record{{JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION,
-                                                JVMTI_CMLR_MINOR_VERSION, nullptr},
-                                               2, pcs};
+    jvmtiCompiledMethodLoadInlineRecord record{
+        {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, nullptr}, 2, pcs};
 };
 
 void reset(CallFrame* frames, int count) {
-    for (int i = 0; i < count; i++) frames[i].type = frames[i].bci_or_marker == -3 ? FrameType::kNative : FrameType::kJava;
+    for (int i = 0; i < count; i++) {
+        frames[i].type = frames[i].bci_or_marker == -3 ? FrameType::kNative : FrameType::kJava;
+    }
 }
 
 }  // namespace
@@ -52,8 +53,8 @@ int main() {
 
     // An interpreted top frame a, called from b inlined into compiled c, called from interpreted d,
     // called from n's wrapper, called from interpreted e.
-    CallFrame walked[6] = {{1, method(1)}, {7, method(2)}, {9, method(3)}, {4, method(4)}, {-3, method(9)},
-                           {6, method(5)}};
+    CallFrame walked[6] = {{1, method(1)}, {7, method(2)},  {9, method(3)},
+                           {4, method(4)}, {-3, method(9)}, {6, method(5)}};
     reset(walked, 6);
     const uintptr_t pcs[5] = {kInterpreter + 0x100, kCompiled + 0x20, kInterpreter + 0x200, kWrapper + 0x10,
                               kInterpreter + 0x300};

@@ -60,9 +60,10 @@ enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RES
 enum { S_LAYER, S_TID, S_TAG, S_FLAG, S_POPPED, S_OVERFLOW, S_DEPTH, S_RC, S_PC_LOW, S_PC_HIGH, S_CODE_SEQUENCE,
        S_CODE_WORDS, SNAP_HEADER };
 /* Layers (b) and (c) also keep the stack words that may be return addresses
- * (compiled_code_may_hold), from the interrupted SP (layer (b): the JNI function's frame) up, as (word index from SP, low half, high half): the frame-type check
- * finds the physical frames below the top one by them. At most this many words, and this far;
- * S_CODE_WORDS is negative when the scan stopped at a limit before the stack's end. */
+ * (compiled_code_may_hold), from the interrupted SP (layer (b): the JNI function's frame) up, as
+ * (word index from SP, low half, high half): the frame-type check finds the physical frames
+ * below the top one by them. At most this many words, and this far; S_CODE_WORDS is negative
+ * when the scan stopped at a limit before the stack's end. */
 #define MAX_CODE_WORDS 4096
 #define MAX_SCAN_BYTES (1u << 20)
 #define ARENA_INTS (48u << 20) /* 192 MiB of address space, touched as used */

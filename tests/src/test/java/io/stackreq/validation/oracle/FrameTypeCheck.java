@@ -19,14 +19,14 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * reading of the PC is right.
  * <p>
  * The frames below (layer (c); in layer (b) all Java frames) are checked against the stack words
- * liboracle.so kept at the signal (at the JNI call) that may be return addresses, in stack order: a compiled frame's callee returns to the
- * debug record at exactly that address, whose inline stack names the compiled frame and the
- * frames inlined into it. So a run of frames typed "Inlined" ... "JIT compiled" is right when,
- * above the previous such run's word, a stack word is a record whose inline stack is exactly
- * those frames; an "Interpreted" frame is right when no stack word between the compiled runs
- * around it is a record whose inline stack starts with that frame (it would be a compiled frame
- * there). Frames below the end of the scan, when a limit cut it short (4096 words, 1 MiB),
- * count as unchecked.
+ * liboracle.so kept at the signal (at the JNI call) that may be return addresses, in stack order:
+ * a compiled frame's callee returns to the debug record at exactly that address, whose inline
+ * stack names the compiled frame and the frames inlined into it. So a run of frames typed
+ * "Inlined" ... "JIT compiled" is right when, above the previous such run's word, a stack word is
+ * a record whose inline stack is exactly those frames; an "Interpreted" frame is right when no
+ * stack word between the compiled runs around it is a record whose inline stack starts with that
+ * frame (it would be a compiled frame there). Frames below the end of the scan, when a limit cut
+ * it short (4096 words, 1 MiB), count as unchecked.
  * <p>
  * Frames stackreq wrote no type for ("Java") count as undetermined; so is a top frame in
  * compiled code that stackreq left "Java", since the JVM reports compiled code late and stackreq
@@ -113,8 +113,8 @@ public final class FrameTypeCheck {
                     tally.lowerWrong++;
                 }
                 if (tally.examples.size() < 3) {
-                    tally.examples.add("request " + snapshot.id() + " frame " + i + " " + frame.key() + ":" + frame.bci()
-                            + " is " + frame.type() + ", expected " + expected + " (pc in "
+                    tally.examples.add("request " + snapshot.id() + " frame " + i + " " + frame.key() + ":"
+                            + frame.bci() + " is " + frame.type() + ", expected " + expected + " (pc in "
                             + compiledCode.describe(snapshot.pc(), snapshot.codeSequence()) + ")");
                 }
             }
