@@ -23,10 +23,13 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * a compiled frame's callee returns to the debug record at exactly that address, whose inline
  * stack names the compiled frame and the frames inlined into it. So a run of frames typed
  * "Inlined" ... "JIT compiled" is right when, above the previous such run's word, a stack word is
- * a record whose inline stack is exactly those frames; an "Interpreted" frame is right when no
- * stack word between the compiled runs around it is a record whose inline stack starts with that
- * frame (it would be a compiled frame there). Frames below the end of the scan, when a limit cut
- * it short (4096 words, 1 MiB), count as unchecked.
+ * a record whose inline stack is exactly those frames, else wrong. Frames below the end of the
+ * scan, when a limit cut it short (4096 words, 1 MiB), count as unchecked. So do "Interpreted"
+ * frames below the top physical frame: the stack words cannot tell them from compiled ones,
+ * since an interpreted frame's unused slots keep stale return addresses of compiled code that
+ * ran there before (after an attach, of code deoptimized since, in every frame); for the same
+ * reason a compiled run's record may be found in a stale word: the check can miss a wrong type
+ * (and, when a stale word matched a run beyond the next run's own word, call that one wrong).
  * <p>
  * Frames stackreq wrote no type for ("Java") count as undetermined; so is a top frame in
  * compiled code that stackreq left "Java", since the JVM reports compiled code late and stackreq
@@ -139,8 +142,7 @@ public final class FrameTypeCheck {
             }
             first++;
         }
-        // Each run typed compiled, with the index of the stack word that holds its record (-1: none).
-        List<int[]> runs = new ArrayList<>();
+        // The index of the stack word that holds the previous compiled run's record.
         int word = -1;
         for (int i = first; i < n; i++) {
             if (!isCompiled(topFirst.get(i).type())) {
@@ -158,7 +160,6 @@ public final class FrameTypeCheck {
                 continue;
             }
             int at = recordOf(snapshot, word, topFirst.subList(i, end + 1));
-            runs.add(new int[] {i, end, at});
             if (at >= 0) {
                 word = at;
             } else if (snapshot.codeWordsCut()) {
@@ -169,29 +170,6 @@ public final class FrameTypeCheck {
                 expected[k] = at < 0 ? "no record on the stack for these frames" : k == end ? COMPILED : INLINED;
             }
             i = end;
-        }
-        int previousWord = -1;
-        int run = 0;
-        for (int i = first; i < n; i++) {
-            while (run < runs.size() && runs.get(run)[1] < i) {
-                if (runs.get(run)[2] >= 0) {
-                    previousWord = runs.get(run)[2];
-                }
-                run++;
-            }
-            if (!INTERPRETED.equals(topFirst.get(i).type()) || topFirst.get(i).key().equals("?")) {
-                continue;
-            }
-            int nextWord = -1;
-            for (int r = run; r < runs.size() && nextWord < 0; r++) {
-                nextWord = runs.get(r)[2];
-            }
-            if (nextWord < 0 && snapshot.codeWordsCut()) {
-                break;
-            }
-            nextWord = nextWord < 0 ? snapshot.codeWords().length : nextWord;
-            expected[i] = recordStartingWith(snapshot, previousWord, nextWord, topFirst, i)
-                    ? "JIT compiled or Inlined (a record on the stack starts with this frame)" : INTERPRETED;
         }
         return expected;
     }
@@ -214,19 +192,6 @@ public final class FrameTypeCheck {
             }
         }
         return -1;
-    }
-
-    /** Whether a stack word between the ones at after and before is a record whose inline stack starts at frame i. */
-    private boolean recordStartingWith(Snapshot snapshot, int after, int before, List<Frame> topFirst, int i) {
-        for (int w = after + 1; w < before; w++) {
-            List<CompiledCode.Scope> scope = compiledCode.scopeRecordedAt(snapshot.codeWords()[w],
-                    snapshot.codeSequence());
-            if (scope != null && i + scope.size() <= topFirst.size()
-                    && OracleCheck.startsWith(topFirst.subList(i, topFirst.size()), scope)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** What any frame's method says: a native method's frame is Native, no other is; null: no truth. */
