@@ -44,8 +44,23 @@
  *    HotSpot's guard zones, recorded when the thread started) and its top, every address
  *    checked against those bounds first: the word at SP and the ucontext above it (a signal
  *    that interrupted another handler: the Java context is the one the kernel saved there),
- *    and the return address and saved frame pointer at SP or FP when a walk starts from the
- *    caller (see below);
+ *    the return address and saved frame pointer at SP or FP when a walk starts from the
+ *    caller (see below), and, for the frame types, the physical frames AsyncGetCallTrace
+ *    walked: an interpreted frame's saved frame pointer, return address and sender SP (the
+ *    3 words from FP - 8), a compiled frame's return address and saved frame pointer (the 2
+ *    words below its caller's SP), an entry frame's JavaCallWrapper pointer (FP - 48) and the
+ *    frame anchor in that wrapper (which lives on the same stack), and the word below a frame
+ *    anchor's SP when its PC is not recorded; the walk stops at the first frame that would
+ *    leave the stack or not move up it;
+ *  - the calling thread's own JavaThread, its frame anchor only (last Java SP, PC and FP, at
+ *    offsets gHotSpotVMStructs gives), when the thread is not in Java code;
+ *  - HotSpot's code heaps, to find a compiled frame's size: the heap objects' bounds and
+ *    segment-map fields, then the segment map, the block header and the code blob header
+ *    (code bounds and frame size) for the PC, every address checked first against the heap's
+ *    committed range just read (the code heaps never give committed memory back, so the reads
+ *    cannot fault; a blob freed meanwhile can give a wrong size, which the emitter detects:
+ *    the frames of a physical frame are typed only when the JIT's records for its PC are
+ *    exactly them);
  *  - machine code at the PC, in two cases only: up to 16 bytes from the PC when the PC lies in
  *    a page that held a compiled method (learnt from JVMTI CompiledMethodLoad; the code cache
  *    never gives committed pages back, so the read cannot fault even after the method is
@@ -141,13 +156,18 @@ extern "C" {
  * user_data: copied into the event's userData field; use it to join the event with your own
  *            sample (a sequence number, a counter value).
  *
- * Frame types (the stack frames' "type", JFR's jdk.types.FrameType descriptions): a frame of a
- * native method is "Native". The frames of the physical frame the walk started at are typed
- * from the code at its PC: "Interpreted" in the interpreter; in a compiled method whose debug
- * record for the PC is exactly those frames, the inlined ones "Inlined" and the compiled
- * method's own "JIT compiled". Every other Java frame is "Java": its type was not determined
- * (frames below the first physical frame, a thread in the VM or in native code, a stack taken
- * at a safepoint for another thread).
+ * Frame types (the stack frames' "type", JFR's jdk.types.FrameType descriptions, as in JFR's
+ * own jdk.ExecutionSample): a frame of a native method is "Native". Every physical frame of the
+ * walked stack is typed from the code at its PC, from the top down: "Interpreted" in the
+ * interpreter; in a compiled method whose debug record for the PC (for the top frame the one
+ * AsyncGetCallTrace takes, below it the one at the return address) is exactly that physical
+ * frame's frames, the inlined ones "Inlined" and the compiled method's own "JIT compiled"; a
+ * native method's wrapper "Native". A thread in the VM or in native code is typed from its
+ * last Java frame down, and an entry frame (a call from C into Java) is passed over. From the
+ * first physical frame whose code the JVM has not described to stackreq yet (JVMTI posts
+ * CompiledMethodLoad late), or whose frames are not what the JIT recorded there (a deoptimized
+ * frame), or below the thread's first entry frame, the Java frames are "Java": their type was
+ * not determined. So is every frame of a stack taken at a safepoint for another thread.
  * With the agent option native=on, an unbiased request's stack starts with the native frames
  * above the Java ones (C/C++ of any loaded object, a leaf stub the signal hit), each "Native",
  * its method named by the function (demangled) or "[library+0xoffset]", its class by the

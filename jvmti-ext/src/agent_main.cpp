@@ -9,6 +9,7 @@
 
 #include "agent_state.h"
 #include "chunk_hook.h"
+#include "code_heaps.h"
 #include "code_pages.h"
 #include "emitter.h"
 #include "extension_functions.h"
@@ -20,6 +21,7 @@
 #include "native_symbols.h"
 #include "native_unwind.h"
 #include "output_file.h"
+#include "physical_walk.h"
 #include "running_threads.h"
 #include "stack_walker.h"
 #include "stub_code.h"
@@ -48,9 +50,9 @@ void create_method_ids(jvmtiEnv* jvmti, jclass klass) {
 
 void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
 
-void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID, jint code_size, const void* code_addr, jint,
+void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr, jint,
                                      const jvmtiAddrLocationMap*, const void* compile_info) {
-    agent().compiled_methods.on_load(reinterpret_cast<uintptr_t>(code_addr), static_cast<uint32_t>(code_size),
+    agent().compiled_methods.on_load(method, reinterpret_cast<uintptr_t>(code_addr), static_cast<uint32_t>(code_size),
                                      compile_info);
     static std::atomic<bool> warned{false};
     if (!CodePages::add(reinterpret_cast<uintptr_t>(code_addr), static_cast<uintptr_t>(code_size)) &&
@@ -68,6 +70,7 @@ void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* 
     if (agent().options.native_frames) {
         NativeSymbols::add_jvm_code(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
     }
+    PhysicalWalk::on_generated(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
     static std::atomic<bool> warned{false};
     if (!StubCode::add(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length)) &&
         !warned.exchange(true)) {
@@ -129,6 +132,12 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
     if (attached) jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
     Log::info("%u stub code ranges known", StubCode::size());
+    std::string walk_error;
+    if (!CodeHeaps::init(&walk_error)) {
+        Log::warn("%s: only the frames of the top physical frame get a frame type", walk_error.c_str());
+    } else if (!PhysicalWalk::init(jni, thread, &walk_error)) {
+        Log::warn("%s: the frames of threads in the VM or in native code get no frame type", walk_error.c_str());
+    }
     register_thread(jvmti, jni, thread);
     if (attached) adopt_running_threads(jvmti, jni, thread);
     if (!Emitter::start(jvmti, jni)) Log::warn("cannot start the emitter thread; no events will be written");

@@ -30,8 +30,8 @@ bool CompiledMethods::TopHashes::matches(const Chain& chain) const {
     return chain.depth > 0 && chain.depth <= static_cast<uint32_t>(depth_) && hashes_[chain.depth - 1] == chain.hash;
 }
 
-void CompiledMethods::on_load(uintptr_t start, uint32_t size, const void* compile_info) {
-    Method method{size, {}};
+void CompiledMethods::on_load(jmethodID id, uintptr_t start, uint32_t size, const void* compile_info) {
+    Method method{id, start, size, {}};
     for (auto* record = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); record != nullptr;
          record = record->next) {
         if (record->kind != JVMTI_CMLR_INLINE_INFO) continue;
@@ -76,10 +76,19 @@ void CompiledMethods::on_unload(uintptr_t start) {
 }
 
 void CompiledMethods::on_generated(const char* name, uintptr_t start, uintptr_t size) {
-    if (std::strcmp(name, "Interpreter") != 0) return;
     std::lock_guard<std::mutex> lock(mutex_);
+    if (std::strcmp(name, "Interpreter") != 0) {
+        vm_code_[start] = start + size;
+        return;
+    }
     interpreter_start_ = start;
     interpreter_end_ = start + size;
+}
+
+bool CompiledMethods::in_vm_code(uintptr_t pc) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto next = vm_code_.upper_bound(pc);
+    return next != vm_code_.begin() && pc < std::prev(next)->second;
 }
 
 int32_t CompiledMethods::type_top_frames(uintptr_t pc, CallFrame* frames, int32_t count) const {
@@ -89,23 +98,51 @@ int32_t CompiledMethods::type_top_frames(uintptr_t pc, CallFrame* frames, int32_
         frames[0].type = FrameType::kInterpreted;
         return 1;
     }
-    auto next_method = methods_.upper_bound(pc);
-    if (next_method == methods_.begin()) return 0;
-    const auto& [start, method] = *std::prev(next_method);
-    if (pc - start >= method.size) return 0;
-    const uint32_t offset = static_cast<uint32_t>(pc - start);
+    const Method* method = method_at(pc);
+    if (method == nullptr) return 0;
+    const uint32_t offset = static_cast<uint32_t>(pc - method->start);
     const TopHashes top(frames, count);
-    auto after = std::upper_bound(method.chains.begin(), method.chains.end(), offset,
+    auto after = std::upper_bound(method->chains.begin(), method->chains.end(), offset,
                                   [](uint32_t value, const Chain& chain) { return value < chain.offset; });
-    const Chain* found = after != method.chains.end() && top.matches(*after) ? &*after : nullptr;
+    const Chain* found = after != method->chains.end() && top.matches(*after) ? &*after : nullptr;
     // When the walked frames are not that record's chain (AsyncGetCallTrace passes over records
     // without a scope; code unloaded and replaced in between), a chain of the same method that
     // is exactly the walked frames is taken.
-    for (auto candidate = method.chains.begin(); found == nullptr && candidate != method.chains.end(); ++candidate) {
+    for (auto candidate = method->chains.begin(); found == nullptr && candidate != method->chains.end(); ++candidate) {
         if (top.matches(*candidate)) found = &*candidate;
     }
-    if (found == nullptr) return 0;
-    const int32_t depth = static_cast<int32_t>(found->depth);
+    return found == nullptr ? 0 : type_chain(*found, frames);
+}
+
+int32_t CompiledMethods::type_caller_frames(uintptr_t pc, CallFrame* frames, int32_t count) const {
+    if (count <= 0 || pc == 0) return 0;
+    const bool native = frames[0].type == FrameType::kNative;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pc >= interpreter_start_ && pc < interpreter_end_) {
+        if (!native) frames[0].type = FrameType::kInterpreted;
+        return 1;
+    }
+    const Method* method = method_at(pc);
+    if (method == nullptr) return 0;
+    if (native) return method->id == frames[0].method ? 1 : 0;
+    // The kept record of a run of equal chains is its last one: the first kept at or after pc
+    // is the chain of pc's own record.
+    const uint32_t offset = static_cast<uint32_t>(pc - method->start);
+    auto at = std::lower_bound(method->chains.begin(), method->chains.end(), offset,
+                               [](const Chain& chain, uint32_t value) { return chain.offset < value; });
+    if (at == method->chains.end() || !TopHashes(frames, count).matches(*at)) return 0;
+    return type_chain(*at, frames);
+}
+
+const CompiledMethods::Method* CompiledMethods::method_at(uintptr_t pc) const {
+    auto next_method = methods_.upper_bound(pc);
+    if (next_method == methods_.begin()) return nullptr;
+    const Method& method = std::prev(next_method)->second;
+    return pc - method.start < method.size ? &method : nullptr;
+}
+
+int32_t CompiledMethods::type_chain(const Chain& chain, CallFrame* frames) {
+    const int32_t depth = static_cast<int32_t>(chain.depth);
     for (int32_t i = 0; i + 1 < depth; i++) frames[i].type = FrameType::kInlined;
     frames[depth - 1].type = FrameType::kCompiled;
     return depth;

@@ -1,4 +1,4 @@
-// What the JVM says about the code a walk's top physical frame was in, for the frame types:
+// What the JVM says about the code a walk's physical frames were in, for the frame types:
 // the interpreter's code range (DynamicCodeGenerated "Interpreter") and, for every compiled
 // method (CompiledMethodLoad/Unload), each recorded PC's inline chain (JVMTI inline records:
 // the scopes the JIT attributes to that PC, innermost first). Filled by the JVMTI callbacks,
@@ -18,7 +18,7 @@ namespace stackreq {
 
 class CompiledMethods {
 public:
-    void on_load(uintptr_t start, uint32_t size, const void* compile_info);
+    void on_load(jmethodID method, uintptr_t start, uint32_t size, const void* compile_info);
     void on_unload(uintptr_t start);
     void on_generated(const char* name, uintptr_t start, uintptr_t size);
 
@@ -30,6 +30,17 @@ public:
     // keep their type. Returns how many frames it typed.
     int32_t type_top_frames(uintptr_t pc, CallFrame* frames, int32_t count) const;
 
+    // Types the frames (top first) of a physical frame below the top one, whose return address
+    // is pc. Interpreted, a frame of a native method Native, when pc is in the interpreter (a
+    // return address there is an interpreted frame's); when pc is in a compiled method, by the
+    // chain recorded at pc itself (a call's return address has a record of its own, the one
+    // AsyncGetCallTrace takes) when the frames are exactly that chain; the native method's frame
+    // Native when the method is the wrapper of that native method. Returns how many frames it
+    // typed, 0 when the frames do not match what the JVM recorded there.
+    int32_t type_caller_frames(uintptr_t pc, CallFrame* frames, int32_t count) const;
+    // Whether pc is in code the VM generated other than the interpreter (stubs, adapters).
+    bool in_vm_code(uintptr_t pc) const;
+
     // Exposed for tests: the hash type_top_frames compares a chain with the walked frames by.
     static uint64_t chain_hash(const jmethodID* methods, const jint* bcis, int32_t depth);
 
@@ -40,6 +51,8 @@ private:
         uint64_t hash;    // chain_hash of its (method, bci) pairs
     };
     struct Method {
+        jmethodID id;
+        uintptr_t start;
         uint32_t size;
         std::vector<Chain> chains;  // by offset
     };
@@ -56,8 +69,14 @@ private:
         int32_t depth_;
     };
 
+    // The method whose code holds pc, or null; mutex_ held.
+    const Method* method_at(uintptr_t pc) const;
+    // Types frames as chain's: Inlined, then JIT compiled. Returns its depth.
+    static int32_t type_chain(const Chain& chain, CallFrame* frames);
+
     mutable std::mutex mutex_;
     std::map<uintptr_t, Method> methods_;  // by start
+    std::map<uintptr_t, uintptr_t> vm_code_;  // start -> end, other than the interpreter
     uintptr_t interpreter_start_ = 0;
     uintptr_t interpreter_end_ = 0;
 };

@@ -1,64 +1,18 @@
 #include "hotspot_threads.h"
 
-#include <dlfcn.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <cstring>
+#include "vm_structs.h"
 
 namespace stackreq {
 
 namespace {
 
-// The layout of gHotSpotVMStructs entries, published by libjvm beside the table.
-struct VmStructsLayout {
-    const char* entries;
-    uint64_t stride, type_name, field_name, offset;
-};
-
-const void* jvm_symbol(const char* name) {
-    void* symbol = dlsym(RTLD_DEFAULT, name);
-    if (symbol == nullptr) {
-        void* libjvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
-        if (libjvm != nullptr) symbol = dlsym(libjvm, name);
-    }
-    return symbol;
-}
-
-bool read_layout(VmStructsLayout* layout) {
-    const void* table = jvm_symbol("gHotSpotVMStructs");
-    const void* stride = jvm_symbol("gHotSpotVMStructEntryArrayStride");
-    const void* type_name = jvm_symbol("gHotSpotVMStructEntryTypeNameOffset");
-    const void* field_name = jvm_symbol("gHotSpotVMStructEntryFieldNameOffset");
-    const void* offset = jvm_symbol("gHotSpotVMStructEntryOffsetOffset");
-    if (table == nullptr || stride == nullptr || type_name == nullptr || field_name == nullptr || offset == nullptr) {
-        return false;
-    }
-    layout->entries = *static_cast<const char* const*>(table);
-    layout->stride = *static_cast<const uint64_t*>(stride);
-    layout->type_name = *static_cast<const uint64_t*>(type_name);
-    layout->field_name = *static_cast<const uint64_t*>(field_name);
-    layout->offset = *static_cast<const uint64_t*>(offset);
-    return layout->entries != nullptr;
-}
-
-// The table ends with an entry whose type name is null.
-bool declared_offset(const VmStructsLayout& layout, const char* type, const char* field, uint64_t* out) {
-    for (const char* entry = layout.entries;; entry += layout.stride) {
-        const char* entry_type = *reinterpret_cast<const char* const*>(entry + layout.type_name);
-        if (entry_type == nullptr) return false;
-        const char* entry_field = *reinterpret_cast<const char* const*>(entry + layout.field_name);
-        if (entry_field != nullptr && std::strcmp(entry_type, type) == 0 && std::strcmp(entry_field, field) == 0) {
-            *out = *reinterpret_cast<const uint64_t*>(entry + layout.offset);
-            return true;
-        }
-    }
-}
-
 // A JavaThread field, declared by JavaThread or by its superclass Thread depending on the JDK
 // (JDK 17: JavaThread::_osthread; 25: Thread::_osthread).
-bool field_offset(const VmStructsLayout& layout, const char* field, uint64_t* out) {
-    return declared_offset(layout, "JavaThread", field, out) || declared_offset(layout, "Thread", field, out);
+bool field_offset(const VmStructs& vm_structs, const char* field, uint64_t* out) {
+    return vm_structs.field_offset("JavaThread", field, out) || vm_structs.field_offset("Thread", field, out);
 }
 
 // Copies size bytes at address, or returns false when they are not mapped.
@@ -88,16 +42,16 @@ uintptr_t HotSpotThreads::java_thread_of(JNIEnv* jni, jthread thread) const {
 }
 
 bool HotSpotThreads::init(JNIEnv* jni, jthread current, std::string* error) {
-    VmStructsLayout layout;
-    if (!read_layout(&layout)) {
+    VmStructs vm_structs;
+    if (!vm_structs.init()) {
         *error = "libjvm publishes no gHotSpotVMStructs table";
         return false;
     }
     const char* missing = nullptr;
-    if (!field_offset(layout, "_osthread", &osthread_)) missing = "JavaThread::_osthread";
-    if (!declared_offset(layout, "OSThread", "_thread_id", &thread_id_)) missing = "OSThread::_thread_id";
-    if (!field_offset(layout, "_stack_base", &stack_base_)) missing = "JavaThread::_stack_base";
-    if (!field_offset(layout, "_stack_size", &stack_size_)) missing = "JavaThread::_stack_size";
+    if (!field_offset(vm_structs, "_osthread", &osthread_)) missing = "JavaThread::_osthread";
+    if (!vm_structs.field_offset("OSThread", "_thread_id", &thread_id_)) missing = "OSThread::_thread_id";
+    if (!field_offset(vm_structs, "_stack_base", &stack_base_)) missing = "JavaThread::_stack_base";
+    if (!field_offset(vm_structs, "_stack_size", &stack_size_)) missing = "JavaThread::_stack_size";
     if (missing != nullptr) {
         *error = std::string("gHotSpotVMStructs has no ") + missing;
         return false;

@@ -31,6 +31,8 @@ public:
     bool init(JNIEnv* jni, jthread current, std::string* error);
     // Reads thread's tid, JNIEnv and stack. False when the thread is not alive (or no longer).
     bool describe(JNIEnv* jni, jthread thread, RunningThread* out) const;
+    // After init: where a JavaThread keeps its JNIEnv (JNIEnv* - JavaThread*).
+    intptr_t jni_environment_offset() const { return jni_environment_; }
 
 private:
     uintptr_t java_thread_of(JNIEnv* jni, jthread thread) const;

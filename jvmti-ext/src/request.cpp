@@ -1,6 +1,6 @@
 // RequestStackTrace, Enable and Disable: stackreq's implementation of the JEP's functions.
 // The thread == NULL path runs in signal handlers: atomics, the preallocated ring, the
-// lock-free thread registry and AsyncGetCallTrace only.
+// lock-free thread registry, AsyncGetCallTrace and the physical walk (physical_walk.h) only.
 #include <ucontext.h>
 
 #include <mutex>
@@ -12,6 +12,7 @@
 #include "emitter.h"
 #include "latency_histogram.h"
 #include "native_unwind.h"
+#include "physical_walk.h"
 #include "stack_walker.h"
 #include "stackreq.h"
 #include "thread_registry.h"
@@ -145,8 +146,14 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     uint64_t first_walk_cycles = 0;
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
     const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
-    slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered,
-                                          &slot->top_pc, state.measure_latency ? &first_walk_cycles : nullptr);
+    Registers top{};
+    slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
+                                          state.measure_latency ? &first_walk_cycles : nullptr);
+    slot->top_pc = top.pc;
+    slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
+                                                                      static_cast<int32_t>(state.ring.max_depth()),
+                                                                      &slot->physical_from_anchor)
+                                                 : 0;
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
     slot->truncated = slot->frame_count == static_cast<int32_t>(java_depth);
     if (recovered) Counters::add(Counter::recovered);
@@ -188,6 +195,7 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     slot->tid = 0;
     slot->kind = RequestKind::kBiasedOther;
     slot->top_pc = 0;
+    slot->physical_count = 0;
     slot->frame_count = 0;
     slot->native_count = 0;
     slot->truncated = false;

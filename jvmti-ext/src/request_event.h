@@ -9,8 +9,8 @@ namespace stackreq {
 
 // A frame's type, as JFR's jdk.types.FrameType pool spells it (jfr_metadata.cpp). kJava is a
 // Java frame whose type was not determined: AsyncGetCallTrace does not say whether a frame is
-// interpreted, compiled or inlined, and only the frames of the physical frame at the walk's PC
-// are typed from the code there (compiled_methods.h).
+// interpreted, compiled or inlined; the emitter types each physical frame the request walked
+// from the code at its PC (frame_typer.h) as far as the JVM's records confirm them.
 enum class FrameType : uint8_t { kJava = 0, kInterpreted, kCompiled, kInlined, kNative };
 
 struct StackTraceRequestEvent {

@@ -10,7 +10,8 @@ bool RequestRing::init(uint32_t slots, uint32_t max_depth, uint32_t native_depth
     max_depth_ = max_depth;
     native_depth_ = native_depth;
     mask_ = slots - 1;
-    const size_t native_offset = offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth;
+    const size_t frames_end = offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth;
+    const size_t native_offset = frames_end + sizeof(uintptr_t) * max_depth;
     stride_ = (native_offset + sizeof(uintptr_t) * native_depth + 63) & ~size_t{63};
     bytes_ = stride_ * slots;
     void* memory = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -19,6 +20,7 @@ bool RequestRing::init(uint32_t slots, uint32_t max_depth, uint32_t native_depth
     for (uint32_t i = 0; i < slots; i++) {
         RequestSlot* slot = at(i);
         new (&slot->sequence) std::atomic<uint64_t>(i);
+        slot->physical_pcs = reinterpret_cast<uintptr_t*>(reinterpret_cast<char*>(slot) + frames_end);
         slot->native_count = 0;
         slot->native_pcs = reinterpret_cast<uintptr_t*>(reinterpret_cast<char*>(slot) + native_offset);
     }

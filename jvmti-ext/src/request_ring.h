@@ -44,8 +44,11 @@ struct RequestSlot {
     RequestKind kind;
     bool truncated;
     uintptr_t top_pc;     // PC of the code the walk's top physical frame is in (StackWalker::walk)
+    int32_t physical_count;   // physical frames walked (physical_walk.h)
+    bool physical_from_anchor;  // they start at the thread's last Java frame, not at top_pc
+    uintptr_t* physical_pcs;  // max_depth entries after frames: their PCs, top first
     // native=on: the native PCs above the Java frames, signal PC first (native_unwind.h); they
-    // live after the frames, in the slot's own memory.
+    // live after the physical PCs, in the slot's own memory.
     uint32_t native_count;
     uintptr_t* native_pcs;
     CallFrame frames[1];  // really max_depth frames
@@ -54,7 +57,7 @@ struct RequestSlot {
 class RequestRing {
 public:
     // Normal context. slots is rounded to a power of two by the caller; each slot has room for
-    // max_depth frames and native_depth native PCs. Returns false on OOM.
+    // max_depth frames, max_depth physical PCs and native_depth native PCs. Returns false on OOM.
     bool init(uint32_t slots, uint32_t max_depth, uint32_t native_depth = 0);
     void destroy();
 

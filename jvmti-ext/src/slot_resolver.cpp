@@ -1,6 +1,7 @@
 #include "slot_resolver.h"
 
 #include "agent_state.h"
+#include "frame_typer.h"
 #include "thread_directory.h"
 #include "virtual_threads.h"
 
@@ -63,7 +64,8 @@ void SlotResolver::type_walked_frames(RequestSlot& slot) {
         // AsyncGetCallTrace marks native frames with bci -3 (forte.cpp).
         slot.frames[i].type = slot.frames[i].bci_or_marker == -3 ? FrameType::kNative : FrameType::kJava;
     }
-    agent().compiled_methods.type_top_frames(slot.top_pc, slot.frames, slot.frame_count);
+    type_frames(agent().compiled_methods, slot.top_pc, slot.physical_pcs, slot.physical_count,
+                slot.physical_from_anchor, slot.frames, slot.frame_count);
 }
 
 void SlotResolver::end_at_virtual_thread_entry(RequestSlot& slot, bool mounted) {

@@ -55,11 +55,11 @@ int32_t walk_from(JNIEnv* jni, const void* ucontext, const Registers& registers,
     return walk_once(jni, copy, frames, max_depth);
 }
 
-// walk_from, for a walk whose top physical frame is the one at registers.pc: sets *top_pc.
+// walk_from, for a walk whose top physical frame is the one at registers.pc: sets *top.
 int32_t walk_top_from(JNIEnv* jni, const void* ucontext, const Registers& registers, CallFrame* frames,
-                      uint32_t max_depth, uintptr_t* top_pc) {
+                      uint32_t max_depth, Registers* top) {
     const int32_t result = walk_from(jni, ucontext, registers, frames, max_depth);
-    if (result > 0) *top_pc = registers.pc;
+    if (result > 0) *top = registers;
     return result;
 }
 
@@ -79,19 +79,19 @@ bool on_stack(const ThreadSlotView& thread, uintptr_t address, uintptr_t bytes) 
 // Walks from the caller of a frame that is not set up (see FrameSetup); 0 for a built frame.
 // The reads are within the thread's own stack mapping, so they cannot fault.
 int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, FrameSetup setup, CallFrame* frames,
-                                uint32_t max_depth, uintptr_t* top_pc) {
+                                uint32_t max_depth, Registers* top) {
     const Registers at_signal = read_registers(ucontext);
-    const uintptr_t* top = reinterpret_cast<const uintptr_t*>(at_signal.sp);
+    const uintptr_t* stack = reinterpret_cast<const uintptr_t*>(at_signal.sp);
     // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
     if (setup == FrameSetup::kReturnAddressOnTop && on_stack(thread, at_signal.sp, sizeof(uintptr_t))) {
         return walk_top_from(thread.jni, ucontext,
-                             Registers{top[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp}, frames,
-                             max_depth, top_pc);
+                             Registers{stack[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp}, frames,
+                             max_depth, top);
     }
     if (setup == FrameSetup::kSavedFpOnTop && on_stack(thread, at_signal.sp, 2 * sizeof(uintptr_t))) {
         return walk_top_from(thread.jni, ucontext,
-                             Registers{top[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), top[0]}, frames,
-                             max_depth, top_pc);
+                             Registers{stack[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), stack[0]}, frames,
+                             max_depth, top);
     }
     return 0;
 }
@@ -99,10 +99,10 @@ int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, Fr
 // Retries the walk with registers that describe the caller of the stub.
 // The reads are within the thread's own stack mapping and the stub's code, so they cannot fault.
 int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
-                         uint32_t max_depth, uintptr_t* top_pc) {
+                         uint32_t max_depth, Registers* top) {
     const Registers at_signal = read_registers(ucontext);
     int32_t result = walk_from_unbuilt_frame(thread, ucontext, stub_frame_setup_at(at_signal.pc), frames, max_depth,
-                                             top_pc);
+                                             top);
     if (result > 0) return result;
     result = kWalkUnknownJava;
     // The stub built a frame: caller's pc at fp+8, sp = fp+16. Stub frames are small; an fp far
@@ -112,12 +112,12 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
         on_stack(thread, at_signal.fp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
         const Registers caller{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]};
-        result = walk_top_from(thread.jni, ucontext, caller, frames, max_depth, top_pc);
+        result = walk_top_from(thread.jni, ucontext, caller, frames, max_depth, top);
         if (result > 0) return result;
     }
     // A stub that builds no frame at all: the return address is at sp.
     const int32_t from_sp = walk_from_unbuilt_frame(thread, ucontext, FrameSetup::kReturnAddressOnTop, frames,
-                                                    max_depth, top_pc);
+                                                    max_depth, top);
     return from_sp != 0 ? from_sp : result;
 }
 
@@ -162,9 +162,9 @@ bool probe_aligns(const CallFrame* probe, int32_t probed, const CallFrame* frame
     return compared >= std::min(count - 1, kProbeDepth - 1 - extra);
 }
 
-// When the probe's top frames are taken, the top physical frame was walked from pc - 1: *top_pc.
+// When the probe's top frames are taken, the top physical frame was walked from pc - 1: *top.
 int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_t count, uint32_t max_depth,
-                          uintptr_t* top_pc) {
+                          Registers* top) {
     Registers registers = read_registers(ucontext);
     registers.pc -= 1;
     CallFrame probe[kProbeDepth];
@@ -181,12 +181,12 @@ int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_
     if (extra < 0) return count;
     if (extra == 0) {
         frames[0] = probe[0];
-        *top_pc = registers.pc;
+        *top = registers;
         return count;
     }
     const int32_t kept = std::min<int32_t>(count - 1, static_cast<int32_t>(max_depth) - 1 - extra);
     if (kept < 0) return count;
-    *top_pc = registers.pc;
+    *top = registers;
     std::memmove(frames + 1 + extra, frames + 1, static_cast<size_t>(kept) * sizeof(CallFrame));
     for (int32_t i = 0; i <= extra; i++) frames[i] = probe[i];
     return 1 + extra + kept;
@@ -210,9 +210,9 @@ bool StackWalker::init() {
 }
 
 int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
-                          uint32_t max_depth, bool* recovered, uintptr_t* top_pc, uint64_t* first_walk_cycles) {
+                          uint32_t max_depth, bool* recovered, Registers* top, uint64_t* first_walk_cycles) {
     *recovered = false;
-    *top_pc = 0;
+    *top = Registers{0, 0, 0};
     if (g_async_get_call_trace == nullptr) return kWalkUnavailable;
     if (thread.stack_high != 0) {
         ucontext = interrupted_context(thread, ucontext);
@@ -229,7 +229,7 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
         const FrameSetup setup = compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
             const uint64_t walk_start = first_walk_cycles != nullptr ? cycle_counter() : 0;
-            int32_t result = walk_from_unbuilt_frame(thread, ucontext, setup, frames, max_depth, top_pc);
+            int32_t result = walk_from_unbuilt_frame(thread, ucontext, setup, frames, max_depth, top);
             if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
             if (result > 0) return result;
         }
@@ -238,14 +238,14 @@ int32_t StackWalker::walk(const ThreadSlotView& thread, void* ucontext, CallFram
     int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
     if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
     if (result > 0) {
-        *top_pc = pc;
-        return refine_top_frames(thread.jni, ucontext, frames, result, max_depth, top_pc);
+        *top = read_registers(ucontext);
+        return refine_top_frames(thread.jni, ucontext, frames, result, max_depth, top);
     }
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled
     // method's prologue, libjvm) unwinding one frame would silently drop Java frames.
     if (!StubCode::contains(pc)) return result;
-    int32_t retried = walk_from_caller(thread, ucontext, frames, max_depth, top_pc);
+    int32_t retried = walk_from_caller(thread, ucontext, frames, max_depth, top);
     if (retried > 0) {
         *recovered = true;
         return retried;

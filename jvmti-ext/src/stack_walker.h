@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "arch.h"
 #include "request_ring.h"
 #include "thread_registry.h"
 
@@ -39,17 +40,18 @@ public:
 
     // Async-signal-safe. Walks the calling thread from ucontext into frames (max_depth
     // entries). Returns the frame count (> 0) or a WalkError. *recovered is set when the
-    // stub recovery produced the result. *top_pc receives the PC AsyncGetCallTrace walked the
-    // top physical frame from (the signal's; the signal's - 1 when the top frames are the PC - 1
-    // probe's; the caller's return address - 1 when the walk started at the caller): in
-    // compiled code its top frames are the debug record strictly after that PC, which the
-    // emitter types them by (compiled_methods.h).
+    // stub recovery produced the result. *top receives the registers AsyncGetCallTrace walked
+    // the top physical frame from; its PC is the signal's, the signal's - 1 when the top frames
+    // are the PC - 1 probe's, the caller's return address - 1 when the walk started at the
+    // caller: in compiled code its top frames are the debug record strictly after that PC, which
+    // the emitter types them by (compiled_methods.h); the physical walk starts there
+    // (physical_walk.h).
     // When the thread is in the VM or in native code, AsyncGetCallTrace starts at the thread's
     // last Java frame instead, and the PC is not in Java code. With first_walk_cycles
     // (latency=), it receives the cycle_counter() time of the first AsyncGetCallTrace call
     // alone: the bare walk.
     static int32_t walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames, uint32_t max_depth,
-                        bool* recovered, uintptr_t* top_pc, uint64_t* first_walk_cycles = nullptr);
+                        bool* recovered, Registers* top, uint64_t* first_walk_cycles = nullptr);
     // Async-signal-safe. The context of the code the signal interrupted: ucontext itself, or, when
     // the handler was entered at the first instruction of another handler (two signals delivered
     // at once), the context the kernel saved for that one.

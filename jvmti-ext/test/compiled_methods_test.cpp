@@ -42,7 +42,7 @@ void reset(CallFrame* frames, int count) {
 int main() {
     Records records;
     CompiledMethods code;
-    code.on_load(kStart, 0x40, &records.record);
+    code.on_load(nullptr, kStart, 0x40, &records.record);
     code.on_generated("Interpreter", 0x7e0000000000, 0x10000);
     code.on_generated("StubRoutines (1)", 0x7e0000100000, 0x1000);
 
@@ -96,7 +96,7 @@ int main() {
                           {reinterpret_cast<void*>(kRun + 0x10), 1, run_methods, second_bcis}};
     jvmtiCompiledMethodLoadInlineRecord run_record{
         {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, nullptr}, 4, run};
-    code.on_load(kRun, 0x20, &run_record);
+    code.on_load(nullptr, kRun, 0x20, &run_record);
     for (uintptr_t pc = kRun; pc < kRun + 0xc; pc++) {
         CallFrame in_run[2] = {{1, method(7)}, {5, method(4)}};
         CHECK(code.type_top_frames(pc, in_run, 2) == 1);
@@ -112,7 +112,7 @@ int main() {
                                 {reinterpret_cast<void*>(kRecursive + 0x18), 2, r_methods, r_bcis}};
     jvmtiCompiledMethodLoadInlineRecord recursive_record{
         {JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION, JVMTI_CMLR_MINOR_VERSION, nullptr}, 2, recursive};
-    code.on_load(kRecursive, 0x20, &recursive_record);
+    code.on_load(nullptr, kRecursive, 0x20, &recursive_record);
     CallFrame r_walk[3] = {{5, method(8)}, {9, method(8)}, {9, method(8)}};
     CHECK(code.type_top_frames(kRecursive + 0xf, r_walk, 3) == 1);
     CHECK(r_walk[0].type == FrameType::kCompiled && r_walk[1].type == FrameType::kJava);
@@ -124,12 +124,12 @@ int main() {
     code.on_unload(kStart);
     reset(walked, 4);
     CHECK(code.type_top_frames(kStart + 0x2f, walked, 4) == 0);
-    code.on_load(kStart, 0x40, &records.record);
+    code.on_load(nullptr, kStart, 0x40, &records.record);
     Records other;
     other.pcs[2].pc = reinterpret_cast<void*>(kStart + 0x50);
     other.pcs[0].pc = reinterpret_cast<void*>(kStart + 0x48);
     other.pcs[1].pc = reinterpret_cast<void*>(kStart + 0x4c);
-    code.on_load(kStart + 0x38, 0x20, &other.record);
+    code.on_load(nullptr, kStart + 0x38, 0x20, &other.record);
     CHECK(code.type_top_frames(kStart + 0x2f, walked, 4) == 0);
     CHECK(code.type_top_frames(kStart + 0x4f, walked, 4) == 3);
     return 0;

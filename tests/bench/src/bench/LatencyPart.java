@@ -77,7 +77,8 @@ final class LatencyPart {
                 + "jdk.StackTraceRequest runs while the thread is at depth). Measured in the agent (latency=) with "
                 + "the TSC: bare walk = the first AsyncGetCallTrace call alone (what any ASGCT-based profiler pays); "
                 + "all walks = that plus the 6-frame PC-1 probe walk for the top frame (and a stub recovery when "
-                + "one runs); capture-and-enqueue = the request minus all walks; whole = entry to return. TSC pair "
+                + "one runs) and the physical walk for the frame types; capture-and-enqueue = the request minus all "
+                + "walks; whole = entry to return. TSC pair "
                 + "= two back-to-back reads (the measurement itself; about three reads fall in capture-and-enqueue). "
                 + "Percentiles are bucket upper bounds (±12%)"
                 + (reps > 1 ? "; median of " + reps + " runs." : "."));

@@ -23,6 +23,18 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_uint g_sequence;
 /* Open addressing; only read and written under g_lock. */
 static jmethodID g_known[KNOWN_METHODS];
+static atomic_uintptr_t g_code_low = UINTPTR_MAX;
+static atomic_uintptr_t g_code_high;
+
+static void widen_code_range(const void *address, jint length) {
+    uintptr_t low = (uintptr_t)address, high = low + (uintptr_t)length;
+    uintptr_t seen = atomic_load(&g_code_low);
+    while (low < seen && !atomic_compare_exchange_weak(&g_code_low, &seen, low)) {
+    }
+    seen = atomic_load(&g_code_high);
+    while (high > seen && !atomic_compare_exchange_weak(&g_code_high, &seen, high)) {
+    }
+}
 
 /* Writes an M record the first time a method is seen (also when the table is full). */
 static void declare(jmethodID method) {
@@ -45,6 +57,7 @@ static void JNICALL on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, c
     (void)jvmti;
     (void)map_length;
     (void)map;
+    widen_code_range(code_addr, code_size);
     pthread_mutex_lock(&g_lock);
     if (g_out != NULL) {
         declare(method);
@@ -90,6 +103,7 @@ static void JNICALL on_unload(jvmtiEnv *jvmti, jmethodID method, const void *cod
 
 static void JNICALL on_dynamic_code(jvmtiEnv *jvmti, const char *name, const void *address, jint length) {
     (void)jvmti;
+    widen_code_range(address, length);
     pthread_mutex_lock(&g_lock);
     if (g_out != NULL) {
         fprintf(g_out, "D %lx %d ", (unsigned long)(uintptr_t)address, (int)length);
@@ -134,6 +148,10 @@ void compiled_code_replay(jvmtiEnv *jvmti) {
 }
 
 uint32_t compiled_code_sequence(void) { return atomic_load(&g_sequence); }
+
+int compiled_code_may_hold(uintptr_t address) {
+    return address >= atomic_load(&g_code_low) && address < atomic_load(&g_code_high);
+}
 
 void compiled_code_finish(void) {
     pthread_mutex_lock(&g_lock);

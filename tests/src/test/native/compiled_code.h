@@ -25,6 +25,10 @@ void compiled_code_replay(jvmtiEnv *jvmti);
 /* How many load and unload events have been recorded so far. Async-signal-safe. */
 uint32_t compiled_code_sequence(void);
 
+/* Async-signal-safe: whether address lies between the lowest and the highest code address the
+ * JVM has reported (compiled methods and VM-generated code), i.e. may be a return address. */
+int compiled_code_may_hold(uintptr_t address);
+
 /* Flushes and closes the file; later events are ignored. */
 void compiled_code_finish(void);
 

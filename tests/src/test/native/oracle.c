@@ -11,8 +11,10 @@
  *      method, so the biased stack is the stack of this exact point;
  *  (c) perf task-clock overflow signals, 1 ms of each attached thread's CPU time: the handler
  *      copies the shadow stack and the interrupted PC into a preallocated arena and passes the
- *      copy's id as user_data to RequestStackTrace(env, NULL, ucontext, id); the JIT's debug
- *      information for every compiled method goes to compiled-code.txt (compiled_code.c).
+ *      copy's id as user_data to RequestStackTrace(env, NULL, ucontext, id).
+ * In layers (b) and (c) the snapshot also keeps the stack's words that may be return addresses,
+ * for the frame-type check, and the JIT's debug information for every compiled method goes to
+ * compiled-code.txt (compiled_code.c).
  * The snapshots are written to a file by finish() (or at VMDeath); the Java checker compares
  * each jdk.StackTraceRequest event with the snapshot of the same user_data.
  *
@@ -56,12 +58,20 @@ enum { H_DEPTH, H_FLAG, H_COUNTER, H_TAG, H_OVERFLOW, H_CORRUPT, H_POPPED, H_RES
 
 /* A snapshot: SNAP_HEADER ints, then depth (id, line) pairs. */
 enum { S_LAYER, S_TID, S_TAG, S_FLAG, S_POPPED, S_OVERFLOW, S_DEPTH, S_RC, S_PC_LOW, S_PC_HIGH, S_CODE_SEQUENCE,
-       SNAP_HEADER };
+       S_CODE_WORDS, SNAP_HEADER };
+/* Layers (b) and (c) also keep the stack words that may be return addresses
+ * (compiled_code_may_hold), from the interrupted SP (layer (b): the JNI function's frame) up, as
+ * (word index from SP, low half, high half): the frame-type check finds the physical frames
+ * below the top one by them. At most this many words, and this far; S_CODE_WORDS is negative
+ * when the scan stopped at a limit before the stack's end. */
+#define MAX_CODE_WORDS 4096
+#define MAX_SCAN_BYTES (1u << 20)
 #define ARENA_INTS (48u << 20) /* 192 MiB of address space, touched as used */
 #define MAX_SNAPSHOTS (1 << 20)
 
 struct thread_slot {
     _Atomic int32_t tid; /* 0 = free */
+    uintptr_t stack_high; /* one past the thread's stack, 0 when unknown */
     int32_t *shadow;     /* SHADOW_INTS, owned here, reused */
     int perf_fd;         /* -1 when none */
 };
@@ -98,12 +108,36 @@ static struct thread_slot *find_slot(pid_t tid) {
     return NULL;
 }
 
-/* Copies the shadow stack into the arena; returns the snapshot id (1..) or 0 when full.
+/* Counts (out == NULL) or copies (3 ints each) the stack words in [sp, stack_high) that may be
+ * return addresses, at most max; returns how many, negated when a limit cut the scan short.
+ * Async-signal-safe: reads of the thread's own stack only. */
+static int code_words(uintptr_t sp, uintptr_t stack_high, int32_t *out, int max) {
+    if (sp == 0 || stack_high <= sp || sp % sizeof(uintptr_t) != 0) return 0;
+    uintptr_t end = stack_high - sp > MAX_SCAN_BYTES ? sp + MAX_SCAN_BYTES : stack_high;
+    int count = 0;
+    uintptr_t at = sp;
+    for (; at < end && count < max; at += sizeof(uintptr_t)) {
+        uintptr_t word = *(const uintptr_t *)at;
+        if (!compiled_code_may_hold(word)) continue;
+        if (out != NULL) {
+            out[3 * count] = (int32_t)((at - sp) / sizeof(uintptr_t));
+            out[3 * count + 1] = (int32_t)(uint32_t)word;
+            out[3 * count + 2] = (int32_t)(uint32_t)((uint64_t)word >> 32);
+        }
+        count++;
+    }
+    return at < stack_high ? -count : count;
+}
+
+/* Copies the shadow stack (and for layer (c) the code words of the stack from sp up to
+ * stack_high) into the arena; returns the snapshot id (1..) or 0 when full.
  * Async-signal-safe: atomics and plain copies only. */
-static int take_snapshot(const int32_t *shadow, int layer, pid_t tid, uintptr_t pc) {
+static int take_snapshot(const int32_t *shadow, int layer, pid_t tid, uintptr_t pc, uintptr_t sp,
+                         uintptr_t stack_high) {
     int32_t depth = shadow[H_DEPTH];
     if (depth < 0 || depth > MAX_FRAMES) depth = 0;
-    unsigned size = SNAP_HEADER + 2u * (unsigned)depth;
+    int words = code_words(sp, stack_high, NULL, MAX_CODE_WORDS);
+    unsigned size = SNAP_HEADER + 2u * (unsigned)depth + 3u * (unsigned)(words < 0 ? -words : words);
     unsigned offset = atomic_fetch_add(&g_arena_used, size);
     int index = atomic_fetch_add(&g_snapshots, 1);
     if (offset + size > ARENA_INTS || index >= MAX_SNAPSHOTS) {
@@ -123,15 +157,22 @@ static int take_snapshot(const int32_t *shadow, int layer, pid_t tid, uintptr_t 
     snap[S_PC_HIGH] = (int32_t)(uint32_t)((uint64_t)pc >> 32);
     snap[S_CODE_SEQUENCE] = (int32_t)compiled_code_sequence();
     memcpy(snap + SNAP_HEADER, shadow + H_FRAMES, sizeof(int32_t) * 2u * (unsigned)depth);
+    /* No more than counted (the code range may have grown since); cut short if the count was. */
+    int copied = code_words(sp, stack_high, snap + SNAP_HEADER + 2 * depth, words < 0 ? -words : words);
+    if (copied < 0) copied = -copied;
+    snap[S_CODE_WORDS] = words < 0 ? -copied : copied;
     g_snapshot_offset[index] = offset;
     return index + 1;
 }
 
-static uintptr_t interrupted_pc(const void *ucontext) {
+/* The interrupted PC, and SP into *sp. */
+static uintptr_t interrupted_pc(const void *ucontext, uintptr_t *sp) {
     const ucontext_t *context = ucontext;
 #if defined(__x86_64__)
+    *sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
     return (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
+    *sp = (uintptr_t)context->uc_mcontext.sp;
     return (uintptr_t)context->uc_mcontext.pc;
 #else
 #error "interrupted_pc: unsupported architecture"
@@ -147,7 +188,9 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
         atomic_fetch_add(&g_signals_lost, 1);
     } else {
         if (!atomic_load(&g_finished)) {
-            int id = take_snapshot(slot->shadow, 'c', slot->tid, interrupted_pc(ucontext));
+            uintptr_t sp = 0;
+            uintptr_t pc = interrupted_pc(ucontext, &sp);
+            int id = take_snapshot(slot->shadow, 'c', slot->tid, pc, sp, slot->stack_high);
             if (id > 0) {
                 jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
                 g_arena[g_snapshot_offset[id - 1] + S_RC] = (int32_t)rc;
@@ -219,6 +262,13 @@ static void write_snapshots(void) {
         for (int f = 0; f < snap[S_DEPTH]; f++) {
             fprintf(out, " %d:%d", snap[SNAP_HEADER + 2 * f], snap[SNAP_HEADER + 2 * f + 1]);
         }
+        const int32_t *words = snap + SNAP_HEADER + 2 * snap[S_DEPTH];
+        int word_count = snap[S_CODE_WORDS] < 0 ? -snap[S_CODE_WORDS] : snap[S_CODE_WORDS];
+        fprintf(out, " %s", snap[S_CODE_WORDS] < 0 ? "R+" : "R");
+        for (int w = 0; w < word_count; w++) {
+            uint64_t word = (uint64_t)(uint32_t)words[3 * w + 2] << 32 | (uint32_t)words[3 * w + 1];
+            fprintf(out, " %d:%lx", words[3 * w], (unsigned long)word);
+        }
         fputc('\n', out);
     }
     fprintf(out, "E dropped=%ld lost_signals=%ld checks=%ld\n", atomic_load(&g_dropped),
@@ -283,14 +333,15 @@ static jint start_agent(JavaVM *vm, char *options) {
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.ThreadEnd = on_thread_end;
     callbacks.VMDeath = on_vm_death;
-    /* Layer (c) samples arbitrary PCs: the checker needs the JIT's scopes at them. */
-    if (g_layer_c && !compiled_code_start(g_jvmti, g_out, &capabilities, &callbacks)) {
+    /* Layer (c) samples arbitrary PCs: the checker needs the JIT's scopes at them; both layers'
+     * frame types are checked against the records at the stack's return addresses. */
+    if (!compiled_code_start(g_jvmti, g_out, &capabilities, &callbacks)) {
         fprintf(stderr, "oracle: cannot write %s/compiled-code.txt\n", g_out);
         return JNI_ERR;
     }
     if ((*g_jvmti)->AddCapabilities(g_jvmti, &capabilities) != JVMTI_ERROR_NONE) return JNI_ERR;
     (*g_jvmti)->SetEventCallbacks(g_jvmti, &callbacks, sizeof(callbacks));
-    if (g_layer_c) compiled_code_enable(g_jvmti);
+    compiled_code_enable(g_jvmti);
     (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
     (*g_jvmti)->SetEventNotificationMode(g_jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
 
@@ -370,7 +421,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     }
     if (start_agent(vm, options) != JNI_OK) return JNI_ERR;
     /* No VMInit comes: the code compiled before the attach is replayed at once. */
-    if (g_layer_c) compiled_code_replay(g_jvmti);
+    compiled_code_replay(g_jvmti);
     if (!set_oracle_loaded(vm)) {
         fprintf(stderr, "oracle: OracleNative's natives or ShadowStack.oracleLoaded not found\n");
         return JNI_ERR;
@@ -382,6 +433,16 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 
 /* The calling thread's shadow stack (allocated on first call), and with layers=ac its perf
  * task-clock signals. */
+static uintptr_t current_stack_high(void) {
+    pthread_attr_t attr;
+    void *low = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+    int found = pthread_attr_getstack(&attr, &low, &size) == 0;
+    pthread_attr_destroy(&attr);
+    return found ? (uintptr_t)low + size : 0;
+}
+
 JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach(JNIEnv *jni, jclass cls) {
     (void)cls;
     pid_t tid = agent_current_tid();
@@ -397,6 +458,7 @@ JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach
                 slot = NULL;
             } else {
                 memset(slot->shadow, 0, sizeof(int32_t) * SHADOW_INTS);
+                slot->stack_high = current_stack_high();
                 atomic_store_explicit(&slot->tid, tid, memory_order_release);
                 if (g_layer_c && !atomic_load(&g_finished)) slot->perf_fd = open_task_clock(tid);
             }
@@ -468,7 +530,8 @@ JNIEXPORT jint JNICALL Java_io_stackreq_validation_oracle_OracleNative_requestBi
     if (slot == NULL || atomic_load(&g_finished)) return -1;
     /* One at a time: a Disable that is not the last one would not flush. */
     pthread_mutex_lock(&g_biased_lock);
-    int id = take_snapshot(slot->shadow, 'b', tid, 0);
+    /* The stack from this function's frame up holds the return addresses of the Java frames below. */
+    int id = take_snapshot(slot->shadow, 'b', tid, 0, (uintptr_t)__builtin_frame_address(0), slot->stack_high);
     jvmtiError rc = JVMTI_ERROR_OUT_OF_MEMORY;
     if (id > 0) {
         rc = g_request(g_jvmti, NULL, NULL, (jlong)id);

@@ -150,6 +150,15 @@ public final class CompiledCode {
         return method != null && method.loaded <= sequence;
     }
 
+    /**
+     * The inline stack (innermost first) recorded at exactly pc in the compiled method holding
+     * it after sequence events: a call's return address has a record of its own. Null when none.
+     */
+    public List<Scope> scopeRecordedAt(long pc, long sequence) {
+        Method method = methodAt(pc, sequence);
+        return method == null ? null : method.scopes.get(pc);
+    }
+
     /** Whether pc is in the interpreter's code (DynamicCodeGenerated "Interpreter"). */
     public boolean inInterpreter(long pc) {
         Map.Entry<Long, Generated> entry = generated.floorEntry(pc);

@@ -16,10 +16,24 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * (the one after it, or the one at it, as in the JIT-scope rule) is exactly the trace's top
  * frames, that record's inlined frames "Inlined" and its last one "JIT compiled". When both
  * records are top frames of the trace with different depths (recursive inlining), either
- * reading of the PC is right. Other frames
- * have no truth here: counted as unchecked, or as undetermined when stackreq wrote no type
- * ("Java"); so is a top frame in compiled code that stackreq left "Java", since the JVM reports
- * compiled code late and stackreq may resolve a request before it hears of the code there.
+ * reading of the PC is right.
+ * <p>
+ * The frames below (layer (c); in layer (b) all Java frames) are checked against the stack words
+ * liboracle.so kept at the signal (at the JNI call) that may be return addresses, in stack order:
+ * a compiled frame's callee returns to the debug record at exactly that address, whose inline
+ * stack names the compiled frame and the frames inlined into it. So a run of frames typed
+ * "Inlined" ... "JIT compiled" is right when, above the previous such run's word, a stack word is
+ * a record whose inline stack is exactly those frames, else wrong. Frames below the end of the
+ * scan, when a limit cut it short (4096 words, 1 MiB), count as unchecked. So do "Interpreted"
+ * frames below the top physical frame: the stack words cannot tell them from compiled ones,
+ * since an interpreted frame's unused slots keep stale return addresses of compiled code that
+ * ran there before (after an attach, of code deoptimized since, in every frame); for the same
+ * reason a compiled run's record may be found in a stale word: the check can miss a wrong type
+ * (and, when a stale word matched a run beyond the next run's own word, call that one wrong).
+ * <p>
+ * Frames stackreq wrote no type for ("Java") count as undetermined; so is a top frame in
+ * compiled code that stackreq left "Java", since the JVM reports compiled code late and stackreq
+ * may resolve a request before it hears of the code there.
  */
 public final class FrameTypeCheck {
     public static final String INTERPRETED = "Interpreted";
@@ -37,6 +51,9 @@ public final class FrameTypeCheck {
         public int undetermined;
         /** Of the undetermined: top frames in compiled code not yet reported when the signal came. */
         public int unreported;
+        /** Of the checked: frames below the top physical frame, and the wrong ones among them. */
+        public int lowerChecked;
+        public int lowerWrong;
         public final List<String> examples = new ArrayList<>();
 
         /** Right / checked, in percent. */
@@ -46,8 +63,9 @@ public final class FrameTypeCheck {
 
         public String summary() {
             return checked == 0 ? "-" : String.format(Locale.ROOT,
-                    "%.2f%% of %d (%d wrong; %d unchecked, %d undetermined, %d in code not yet reported)",
-                    rightPercent(), checked, wrong, unchecked, undetermined, unreported);
+                    "%.2f%% of %d (%d wrong; %d of them below the top frame, %d wrong; %d unchecked, %d undetermined, "
+                    + "%d in code not yet reported)",
+                    rightPercent(), checked, wrong, lowerChecked, lowerWrong, unchecked, undetermined, unreported);
         }
     }
 
@@ -67,9 +85,11 @@ public final class FrameTypeCheck {
         if (unreported) {
             tally.unreported++;
         }
+        String[] below = unreported ? new String[topFirst.size()] : expectedBelow(topFirst, top.size(), snapshot);
         for (int i = 0; i < topFirst.size(); i++) {
             Frame frame = topFirst.get(i);
-            String expected = i < top.size() && !unreported ? top.get(i) : expectedAnywhere(frame);
+            String expected = i < top.size() && !unreported ? top.get(i)
+                    : below[i] != null && !frame.nativeMethod() ? below[i] : expectedAnywhere(frame);
             if (frame.key().equals("?") || expected == null) {
                 if (UNDETERMINED.equals(frame.type())) {
                     tally.undetermined++;
@@ -86,15 +106,92 @@ public final class FrameTypeCheck {
                 continue;
             }
             tally.checked++;
+            boolean lower = below[i] != null && !frame.nativeMethod();
+            if (lower) {
+                tally.lowerChecked++;
+            }
             if (!expected.equals(frame.type())) {
                 tally.wrong++;
+                if (lower) {
+                    tally.lowerWrong++;
+                }
                 if (tally.examples.size() < 3) {
-                    tally.examples.add("request " + snapshot.id() + " frame " + i + " " + frame.key() + ":" + frame.bci()
-                            + " is " + frame.type() + ", expected " + expected + " (pc in "
+                    tally.examples.add("request " + snapshot.id() + " frame " + i + " " + frame.key() + ":"
+                            + frame.bci() + " is " + frame.type() + ", expected " + expected + " (pc in "
                             + compiledCode.describe(snapshot.pc(), snapshot.codeSequence()) + ")");
                 }
             }
         }
+    }
+
+    /**
+     * The types the stack words say for the frames from index first on (see the class comment),
+     * null where they say nothing. first is the end of the top physical frame's frames; when the
+     * oracle could not tell them, the end of the ones stackreq typed there. In layer (b) the
+     * words start at the JNI function's frame, and every Java frame of the trace is below it.
+     */
+    private String[] expectedBelow(List<Frame> topFirst, int first, Snapshot snapshot) {
+        int n = topFirst.size();
+        String[] expected = new String[n];
+        if (snapshot.layer() == OracleCheck.Layer.JVMTI || snapshot.codeWords().length == 0) {
+            return expected;
+        }
+        if (first == 0 && snapshot.layer() == OracleCheck.Layer.SIGNAL) {
+            while (first < n && !isPhysicalEnd(topFirst.get(first).type())) {
+                first++;
+            }
+            first++;
+        }
+        // The index of the stack word that holds the previous compiled run's record.
+        int word = -1;
+        for (int i = first; i < n; i++) {
+            if (!isCompiled(topFirst.get(i).type())) {
+                continue;
+            }
+            int end = i;
+            while (end < n && INLINED.equals(topFirst.get(end).type())) {
+                end++;
+            }
+            if (end == n || !COMPILED.equals(topFirst.get(end).type())) {
+                for (int k = i; k < end; k++) {
+                    expected[k] = "a frame inlined into a JIT compiled frame below it";
+                }
+                i = end;
+                continue;
+            }
+            int at = recordOf(snapshot, word, topFirst.subList(i, end + 1));
+            if (at >= 0) {
+                word = at;
+            } else if (snapshot.codeWordsCut()) {
+                // Beyond the scanned words the stack says nothing.
+                break;
+            }
+            for (int k = i; k <= end; k++) {
+                expected[k] = at < 0 ? "no record on the stack for these frames" : k == end ? COMPILED : INLINED;
+            }
+            i = end;
+        }
+        return expected;
+    }
+
+    private static boolean isCompiled(String type) {
+        return INLINED.equals(type) || COMPILED.equals(type);
+    }
+
+    private static boolean isPhysicalEnd(String type) {
+        return COMPILED.equals(type) || INTERPRETED.equals(type);
+    }
+
+    /** The index of the first stack word after the one at after whose record is exactly frames; -1: none. */
+    private int recordOf(Snapshot snapshot, int after, List<Frame> frames) {
+        for (int w = after + 1; w < snapshot.codeWords().length; w++) {
+            List<CompiledCode.Scope> scope = compiledCode.scopeRecordedAt(snapshot.codeWords()[w],
+                    snapshot.codeSequence());
+            if (scope != null && scope.size() == frames.size() && OracleCheck.startsWith(frames, scope)) {
+                return w;
+            }
+        }
+        return -1;
     }
 
     /** What any frame's method says: a native method's frame is Native, no other is; null: no truth. */

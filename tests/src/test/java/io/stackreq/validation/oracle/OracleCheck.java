@@ -92,8 +92,14 @@ public final class OracleCheck {
      * A copy of a shadow stack; ids and lines bottom first. pc: the interrupted PC (layer (c));
      * codeSequence: how many compiled-code events had been recorded when it was taken.
      */
+    /**
+     * codeWords: layer (c)'s stack words that may be return addresses, from the interrupted SP
+     * up, with their distance from it in words (codeWordIndexes); empty in other layers.
+     * codeWordsCut: a limit ended the scan before the stack's end.
+     */
     public record Snapshot(long id, Layer layer, int tid, int tag, int rc, int flag, int popped, int overflow,
-            long pc, long codeSequence, int[] ids, int[] lines) {
+            long pc, long codeSequence, int[] ids, int[] lines, int[] codeWordIndexes, long[] codeWords,
+            boolean codeWordsCut) {
     }
 
     /** Counts of one workload in one layer. */
@@ -216,7 +222,7 @@ public final class OracleCheck {
                 int[][] frames = shadowFrames(head, 7, depth);
                 Snapshot snapshot = new Snapshot(0, Layer.JVMTI, Integer.parseInt(head[1]), Integer.parseInt(head[2]),
                         0, Integer.parseInt(head[3]), Integer.parseInt(head[4]), Integer.parseInt(head[5]), 0, 0,
-                        frames[0], frames[1]);
+                        frames[0], frames[1], new int[0], new long[0], false);
                 Tally tally = tally(Layer.JVMTI, snapshot.tag());
                 if (snapshot.overflow() > 0) {
                     tally.skipped++;
@@ -412,7 +418,10 @@ public final class OracleCheck {
         return frames;
     }
 
-    /** Lines "S id layer tid tag rc flag popped overflow pc(hex) code-sequence depth id:line ..." of oracle.c. */
+    /**
+     * Lines "S id layer tid tag rc flag popped overflow pc(hex) code-sequence depth id:line ... R index:word(hex) ..."
+     * of oracle.c.
+     */
     static List<Snapshot> readSnapshots(Path file) {
         List<Snapshot> snapshots = new ArrayList<>();
         try {
@@ -423,10 +432,21 @@ public final class OracleCheck {
                 String[] f = line.split(" ");
                 int depth = Integer.parseInt(f[11]);
                 int[][] frames = shadowFrames(f, 12, depth);
+                boolean wordsCut = f.length > 12 + depth && f[12 + depth].equals("R+");
+                int wordsAt = 12 + depth + 1;
+                int wordCount = Math.max(0, f.length - wordsAt);
+                int[] wordIndexes = new int[wordCount];
+                long[] words = new long[wordCount];
+                for (int i = 0; i < wordCount; i++) {
+                    String[] pair = f[wordsAt + i].split(":");
+                    wordIndexes[i] = Integer.parseInt(pair[0]);
+                    words[i] = Long.parseUnsignedLong(pair[1], 16);
+                }
                 Layer layer = f[2].equals("b") ? Layer.BIASED : Layer.SIGNAL;
                 snapshots.add(new Snapshot(Long.parseLong(f[1]), layer, Integer.parseInt(f[3]), Integer.parseInt(f[4]),
                         Integer.parseInt(f[5]), Integer.parseInt(f[6]), Integer.parseInt(f[7]), Integer.parseInt(f[8]),
-                        Long.parseUnsignedLong(f[9], 16), Long.parseLong(f[10]), frames[0], frames[1]));
+                        Long.parseUnsignedLong(f[9], 16), Long.parseLong(f[10]), frames[0], frames[1], wordIndexes,
+                        words, wordsCut));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -51,7 +51,8 @@ public final class OracleRun {
                 CompiledCode.read(acDir.resolve("compiled-code.txt")));
         ac.checkJvmti(acDir.resolve("jvmti-checks.txt"));
         ac.checkRequests(acDir.resolve("snapshots.txt"), acDir.resolve("recording.jfr"));
-        OracleCheck b = new OracleCheck(bDir.resolve("methods.txt"), CompiledCode.none());
+        OracleCheck b = new OracleCheck(bDir.resolve("methods.txt"),
+                CompiledCode.read(bDir.resolve("compiled-code.txt")));
         b.checkRequests(bDir.resolve("snapshots.txt"), bDir.resolve("recording.jfr"));
         Map<Layer, Map<String, Tally>> tallies = new java.util.LinkedHashMap<>();
         tallies.put(Layer.JVMTI, ac.tallies().getOrDefault(Layer.JVMTI, Map.of()));

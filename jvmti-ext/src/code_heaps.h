@@ -1,0 +1,29 @@
+// The frame size of the JVM code blob (compiled method, native-method wrapper, stub) that holds
+// a PC, read in a signal handler from HotSpot's own code heaps, for the physical walk
+// (physical_walk.h). The code heaps' objects, which live as long as the JVM, are found once at
+// VM start through gHotSpotVMStructs (vm_structs.h); a lookup then reads only memory the JVM has
+// committed to a code heap and never gives back: the heap's bounds and its segment map from the
+// heap object, then the blob's header, each read checked to lie within the heap's committed
+// range read just before. A blob freed or reused while the handler reads it can give a wrong
+// answer, never a fault; the emitter accepts a walked frame only when the JIT's records confirm
+// it (frame_typer.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace stackreq {
+
+class CodeHeaps {
+public:
+    // Normal context, once the JVM has created its code cache (VMInit or the attach). Returns
+    // false and sets *error naming what this JVM does not publish; lookups then find nothing.
+    static bool init(std::string* error);
+    // Async-signal-safe. The frame size in words (return address and saved frame pointer
+    // included) of the used blob whose code holds pc; 0 when none is known.
+    static uint32_t frame_words_at(uintptr_t pc);
+    static void reset_for_test();
+};
+
+}  // namespace stackreq

@@ -1,0 +1,63 @@
+// The physical frames of a stack walk: the code address each Java frame of the machine stack is
+// at, from the top frame AsyncGetCallTrace walked down, recorded in the signal handler beside
+// AsyncGetCallTrace's (method, bci) frames so that the emitter can type every frame, not only the
+// top ones (frame_typer.h). HotSpot x86_64 frames: an interpreted frame is found from its frame
+// pointer (the caller's frame pointer at fp, its return address at fp + 8, the sender's stack
+// pointer saved at fp - 8); a compiled frame (a JIT-compiled method or a native method's wrapper)
+// has a fixed size, its code blob's frame size (code_heaps.h): the caller's stack pointer is the
+// frame's unextended stack pointer plus that size, the return address and the saved frame pointer
+// the two words below it. The walk stops at the first frame that is neither (a stub, the thread's
+// first entry frame) or that would leave the thread's stack; an entry frame with Java frames below
+// it (a call from native code or from the VM into Java) is passed over to them, as
+// AsyncGetCallTrace does. When the thread is not in Java code (in the VM, in native code, or the
+// request's own stack with ucontext NULL), AsyncGetCallTrace starts at the thread's last Java
+// frame, which the JVM keeps in the JavaThread's frame anchor: so does the physical walk.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "arch.h"
+#include "thread_registry.h"
+
+namespace stackreq {
+
+class PhysicalWalk {
+public:
+    // Normal context, at VMInit or the attach, on a Java thread (jni and current are its own):
+    // learns where a JavaThread keeps its JNIEnv and its last Java frame (gHotSpotVMStructs).
+    // Returns false and sets *error when this JVM does not say; walks then start at the
+    // signal's registers only.
+    static bool init(JNIEnv* jni, jthread current, std::string* error);
+    // Normal context (DynamicCodeGenerated): the interpreter's code range.
+    static void on_generated(const char* name, uintptr_t start, uintptr_t size);
+    // Async-signal-safe.
+    static bool in_interpreter(uintptr_t pc);
+    // Async-signal-safe. Walks the calling thread's physical frames from top, the registers
+    // AsyncGetCallTrace walked its top Java frame from, when top.pc is in Java code: pcs receives
+    // top.pc, then each caller's return address (at most max in all); returns how many, and
+    // *from_anchor = false. Otherwise it walks from the thread's last Java frame: pcs[0] is then
+    // that frame's PC, and *from_anchor = true. Reads only the thread's stack [stack_low,
+    // stack_high), the code heaps (code_heaps.h) and the frame anchor of the calling thread's own
+    // JavaThread, found from its JNIEnv.
+    static int32_t walk(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
+                        bool* from_anchor);
+    static void reset_for_test();
+
+private:
+    static int32_t walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max);
+    // The registers of the last Java frame a frame anchor (a JavaFrameAnchor at anchor) holds.
+    static bool anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out);
+    static bool last_java_frame(const ThreadSlotView& thread, Registers* out);
+    // The last Java frame below the entry frame whose frame pointer is fp.
+    static bool below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out);
+
+    static std::atomic<uintptr_t> interpreter_start_;
+    static std::atomic<uintptr_t> interpreter_end_;
+};
+
+}  // namespace stackreq
