@@ -80,7 +80,8 @@ class ValidationTest {
     /** At least minimum frames with a known type, and of those at least MIN_MATCH_PERCENT typed right. */
     static void assertFrameTypes(Jdk jdk, String workload, Layer layer, FrameTypeCheck.Tally types, int minimum) {
         assertTrue(types.checked >= minimum && types.rightPercent() >= MIN_MATCH_PERCENT,
-                () -> String.format(Locale.ROOT, "%s %s [%s]: frame types %s, need %.1f%% of at least %d; examples:%n%s",
+                () -> String.format(Locale.ROOT,
+                        "%s %s [%s]: frame types %s, need %.1f%% of at least %d; examples:%n%s",
                         jdk, workload, layer.label, types.summary(), MIN_MATCH_PERCENT, minimum,
                         String.join("\n", types.examples)));
     }
