@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ObjIntConsumer;
 
 /**
  * The cost of native=on by native depth, side by side with async-profiler 4.2: NativeDepthSpin
@@ -20,6 +21,7 @@ import java.util.Map;
  */
 final class NativeDepthPart {
     private static final int[] DEPTHS = {5, 20, 50};
+    private static final List<String> LIBRARIES = List.of("fp", "nofp");
 
     record Config(String id, String label, String library) {}
 
@@ -33,7 +35,7 @@ final class NativeDepthPart {
     /** Frame pointers: every profiler; without them only the unwinders that read .eh_frame (cstack=fp would cut). */
     static List<Config> configs() {
         List<Config> all = new ArrayList<>();
-        for (String library : List.of("fp", "nofp")) {
+        for (String library : LIBRARIES) {
             all.add(new Config("none", "no profiler", library));
             all.add(new Config("stackreq-off", "stackreq native=off", library));
             all.add(new Config("stackreq-on", "stackreq native=on", library));
@@ -107,7 +109,7 @@ final class NativeDepthPart {
                         Config c = configs.get((k + rep) % configs.size());
                         Bench.progress(String.format("native-depth %s %s depth %d %s rep %d (%d/%d)", jdk.label(),
                                 c.library, depth, c.id, rep + 1, ++done, total));
-                        runs.computeIfAbsent(key(c, depth), x -> new ArrayList<>()).add(measure(jdk, c, depth, rep));
+                        runs.computeIfAbsent(key(c.library, depth, c.id), x -> new ArrayList<>()).add(measure(jdk, c, depth, rep));
                     }
                 }
             }
@@ -115,7 +117,13 @@ final class NativeDepthPart {
         }
     }
 
-    private static String key(Config c, int depth) { return c.library + "/" + depth + "/" + c.id; }
+    private static String key(String library, int depth, String configId) {
+        return library + "/" + depth + "/" + configId;
+    }
+
+    private static void forEachLibraryAndDepth(ObjIntConsumer<String> action) {
+        for (String library : LIBRARIES) for (int depth : DEPTHS) action.accept(library, depth);
+    }
 
     private void print(Jvm jdk, List<Config> configs, Map<String, List<Run>> runs) {
         bench.emit("## native=on cost by native depth, side by side with async-profiler, " + jdk.label());
@@ -128,21 +136,18 @@ final class NativeDepthPart {
                 + "histograms; bucket upper bounds, ±12%), medians over the runs; extra = native=on minus native=off "
                 + "at the same percentile.");
         bench.emit("");
-        bench.emit("| library | native frames | stack frames, native=on (median) | whole native=off p50 / p99 "
-                + "| whole native=on p50 / p99 | extra p50 / p99 |");
-        bench.emit("|---|---|---|---|---|---|");
-        for (String library : List.of("fp", "nofp")) {
-            for (int depth : DEPTHS) {
-                List<Run> off = runs.get(library + "/" + depth + "/stackreq-off");
-                List<Run> on = runs.get(library + "/" + depth + "/stackreq-on");
-                double offP50 = percentile(off, 1), offP99 = percentile(off, 3);
-                double onP50 = percentile(on, 1), onP99 = percentile(on, 3);
-                bench.emit("| " + library + " | " + depth + " | " + Stats.f0(medianFrames(on)) + " | "
-                        + Stats.nanos(offP50) + " / " + Stats.nanos(offP99) + " | " + Stats.nanos(onP50) + " / "
-                        + Stats.nanos(onP99) + " | " + Stats.nanos(onP50 - offP50) + " / "
-                        + Stats.nanos(onP99 - offP99) + " |");
-            }
-        }
+        tableHeader("library", "native frames", "stack frames, native=on (median)", "whole native=off p50 / p99",
+                "whole native=on p50 / p99", "extra p50 / p99");
+        forEachLibraryAndDepth((library, depth) -> {
+            List<Run> off = runs.get(key(library, depth, "stackreq-off"));
+            List<Run> on = runs.get(key(library, depth, "stackreq-on"));
+            double offP50 = percentile(off, 1), offP99 = percentile(off, 3);
+            double onP50 = percentile(on, 1), onP99 = percentile(on, 3);
+            bench.emit("| " + library + " | " + depth + " | " + Stats.f0(medianFrames(on)) + " | "
+                    + Stats.nanos(offP50) + " / " + Stats.nanos(offP99) + " | " + Stats.nanos(onP50) + " / "
+                    + Stats.nanos(onP99) + " | " + Stats.nanos(onP50 - offP50) + " / "
+                    + Stats.nanos(onP99 - offP99) + " |");
+        });
         bench.emit("");
         bench.emit("What every profiler can be measured by, relative to no profiler, median (min–max) of the paired "
                 + "runs: **thread work** = units of work per CPU second of the spinning thread (its signal handler "
@@ -151,38 +156,40 @@ final class NativeDepthPart {
                 + "CPU beyond what its work took without a profiler, divided by the samples taken (median). Stack "
                 + "frames: median frames of the recorded stacks (Java frames included).");
         bench.emit("");
-        bench.emit("| library | native frames | configuration | stack frames | samples/s | thread work | process CPU "
-                + "| CPU per sample |");
-        bench.emit("|---|---|---|---|---|---|---|---|");
-        for (String library : List.of("fp", "nofp")) {
-            for (int depth : DEPTHS) {
-                List<Run> none = runs.get(library + "/" + depth + "/none");
-                for (Config c : configs) {
-                    if (!c.library.equals(library) || c.id.equals("none")) continue;
-                    List<Run> these = runs.get(key(c, depth));
-                    List<Double> work = new ArrayList<>(), cpu = new ArrayList<>(), perSample = new ArrayList<>(),
-                            rate = new ArrayList<>();
-                    for (int i = 0; i < Math.min(these.size(), none.size()); i++) {
-                        Run r = these.get(i), base = none.get(i);
-                        double baseWorkPerCpu = base.units / base.threadCpu;
-                        work.add((r.units / r.threadCpu) / baseWorkPerCpu);
-                        cpu.add((r.cpu / r.units) / (base.cpu / base.units));
-                        if (r.samples > 0) {
-                            perSample.add((r.threadCpu - r.units / baseWorkPerCpu) * 1e9 / r.samples);
-                        }
-                        rate.add(r.samples / r.seconds);
+        tableHeader("library", "native frames", "configuration", "stack frames", "samples/s", "thread work",
+                "process CPU", "CPU per sample");
+        forEachLibraryAndDepth((library, depth) -> {
+            List<Run> none = runs.get(key(library, depth, "none"));
+            for (Config c : configs) {
+                if (!c.library.equals(library) || c.id.equals("none")) continue;
+                List<Run> these = runs.get(key(library, depth, c.id));
+                List<Double> work = new ArrayList<>(), cpu = new ArrayList<>(), perSample = new ArrayList<>(),
+                        rate = new ArrayList<>();
+                for (int i = 0; i < Math.min(these.size(), none.size()); i++) {
+                    Run r = these.get(i), base = none.get(i);
+                    double baseWorkPerCpu = base.units / base.threadCpu;
+                    work.add((r.units / r.threadCpu) / baseWorkPerCpu);
+                    cpu.add((r.cpu / r.units) / (base.cpu / base.units));
+                    if (r.samples > 0) {
+                        perSample.add((r.threadCpu - r.units / baseWorkPerCpu) * 1e9 / r.samples);
                     }
-                    bench.emit("| " + library + " | " + depth + " | " + c.label + " | " + Stats.f0(medianFrames(these))
-                            + " | " + Stats.f0(Stats.median(rate)) + " | " + Stats.ratio(work) + " | "
-                            + Stats.ratio(cpu) + " | " + Stats.nanos(Stats.median(perSample)) + " |");
+                    rate.add(r.samples / r.seconds);
                 }
+                bench.emit("| " + library + " | " + depth + " | " + c.label + " | " + Stats.f0(medianFrames(these))
+                        + " | " + Stats.f0(Stats.median(rate)) + " | " + Stats.ratio(work) + " | "
+                        + Stats.ratio(cpu) + " | " + Stats.nanos(Stats.median(perSample)) + " |");
             }
-        }
+        });
         List<Double> baseRate = new ArrayList<>();
-        for (Run r : runs.get("fp/5/none")) baseRate.add(r.units / r.threadCpu);
+        for (Run r : runs.get(key("fp", 5, "none"))) baseRate.add(r.units / r.threadCpu);
         bench.emit("| _no profiler, units per thread CPU second (fp, 5)_ | | | | | " + Stats.f0(Stats.median(baseRate))
                 + " | | |");
         bench.emit("");
+    }
+
+    private void tableHeader(String... columns) {
+        bench.emit("| " + String.join(" | ", columns) + " |");
+        bench.emit("|" + "---|".repeat(columns.length));
     }
 
     private static double medianFrames(List<Run> runs) {
