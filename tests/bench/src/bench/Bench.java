@@ -19,7 +19,8 @@ import java.util.Set;
  * <p>Paths come as system properties from the run script: {@code bench.native} (libstackreq.so,
  * libstackreq-perf.so and the events jar), {@code bench.asprof} (libasyncProfiler.so),
  * {@code bench.cp} (workload class path), {@code bench.work} (run directories),
- * {@code bench.emitter} (the native emitter benchmark), {@code bench.measuredOn} (the line that
+ * {@code bench.emitter} (the native emitter benchmark), {@code bench.testNative} (the native-depth
+ * workload's JNI libraries), {@code bench.measuredOn} (the line that
  * names the commit, date and command the results come from).
  */
 public final class Bench {
@@ -34,13 +35,14 @@ public final class Bench {
     final String classpath = System.getProperty("bench.cp");
     final Path work;
     final Path emitterBench = Path.of(System.getProperty("bench.emitter", "/nonexistent"));
+    final Path testNativeDir = Path.of(System.getProperty("bench.testNative", "/nonexistent"));
     private final PrintStream out;
     private final StringBuilder report = new StringBuilder();
     /** "Measured on commit ..., date UTC: `tests/bench/run ...`", the line under the title. */
     String measuredOn = "";
 
     static final List<String> PARTS =
-            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native");
+            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth");
 
     private Bench(boolean quick, List<Path> jdkHomes, Set<String> parts, int reps) throws IOException {
         this.quick = quick;
@@ -56,7 +58,7 @@ public final class Bench {
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
-                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native]");
+                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth]");
         System.exit(2);
     }
 
@@ -124,6 +126,7 @@ public final class Bench {
         if (parts.contains("vthreads")) new VirtualThreadsPart(this).run();
         if (parts.contains("continuous")) new ContinuousPart(this).run();
         if (parts.contains("native")) new NativeFramesPart(this).run();
+        if (parts.contains("native-depth")) new NativeDepthPart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());
         progress("tables also in " + work.resolve("results.md"));

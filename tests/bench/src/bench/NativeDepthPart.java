@@ -1,0 +1,207 @@
+package bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ObjIntConsumer;
+
+/**
+ * The cost of native=on by native depth, side by side with async-profiler 4.2: NativeDepthSpin
+ * spins in C at 5, 20 and 50 native frames (its library built with frame pointers, and without),
+ * sampled at 1 ms of CPU by stackreq (perf agent, native=off and native=on) and by async-profiler
+ * (event=cpu with cstack=fp, cstack=dwarf and its default). Every repetition runs every
+ * configuration once, in an order rotated per repetition, so a configuration's ratio to "none"
+ * pairs runs taken close together. Two measures: stackreq's request latency (its latency=
+ * histograms; async-profiler has none), and what every profiler can be measured by: the work the
+ * spinning thread does per second of its CPU (a signal handler runs on that thread) and the CPU of
+ * the whole process per unit of work (the profiler's other threads too).
+ */
+final class NativeDepthPart {
+    private static final int[] DEPTHS = {5, 20, 50};
+    private static final List<String> LIBRARIES = List.of("fp", "nofp");
+
+    record Config(String id, String label, String library) {}
+
+    record Run(double units, double threadCpu, double cpu, double seconds, long samples, int medianFrames,
+            long[] whole) {}
+
+    private final Bench bench;
+
+    NativeDepthPart(Bench bench) { this.bench = bench; }
+
+    /** Frame pointers: every profiler; without them only the unwinders that read .eh_frame (cstack=fp would cut). */
+    static List<Config> configs() {
+        List<Config> all = new ArrayList<>();
+        for (String library : LIBRARIES) {
+            all.add(new Config("none", "no profiler", library));
+            all.add(new Config("stackreq-off", "stackreq native=off", library));
+            all.add(new Config("stackreq-on", "stackreq native=on", library));
+            if (library.equals("fp")) all.add(new Config("ap-fp", "async-profiler event=cpu cstack=fp", library));
+            all.add(new Config("ap-dwarf", "async-profiler event=cpu cstack=dwarf", library));
+            all.add(new Config("ap-default", "async-profiler event=cpu (default cstack)", library));
+        }
+        return all;
+    }
+
+    private List<String> jvmArgs(Config c, Path dir) throws Exception {
+        List<String> args = new ArrayList<>(List.of("-Xms256m", "-Xmx256m"));
+        if (c.id.startsWith("stackreq")) {
+            args.add("-agentpath:" + bench.lib("libstackreq.so") + "=native=" + c.id.substring("stackreq-".length())
+                    + ",latency=" + dir.resolve("latency.json"));
+            args.add("-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=1ms,out="
+                    + dir.resolve("samples.jsonl"));
+            args.add("-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings="
+                    + bench.stackreqSettings());
+        } else if (c.id.startsWith("ap-")) {
+            String cstack = switch (c.id) {
+                case "ap-fp" -> ",cstack=fp";
+                case "ap-dwarf" -> ",cstack=dwarf";
+                default -> "";
+            };
+            args.add("-agentpath:" + bench.asyncProfiler + "=start,event=cpu,interval=1ms" + cstack + ",file="
+                    + dir.resolve("rec.jfr"));
+        }
+        return args;
+    }
+
+    private Run measure(Jvm jdk, Config c, int depth, int rep) throws Exception {
+        Path dir = bench.work.resolve("native-depth")
+                .resolve(jdk.feature + "-" + c.library + "-" + depth + "-" + c.id + "-" + rep);
+        double seconds = bench.quick ? 2 : 4;
+        Path library = bench.testNativeDir.resolve("libnativedepth_" + c.library + ".so");
+        Jvm.Result result = jdk.run(dir, jvmArgs(c, dir), bench.classpath, "bench.NativeDepthSpin",
+                List.of(library.toString(), String.valueOf(depth), String.valueOf(seconds)), 300, null);
+        Map<String, String> f = result.fields("SPIN");
+        long fromNanos = Long.parseLong(f.get("startNanos")), toNanos = Long.parseLong(f.get("endNanos"));
+        long fromMillis = Long.parseLong(f.get("startEpochMillis")), toMillis = Long.parseLong(f.get("endEpochMillis"));
+        long samples = 0;
+        int frames = -1;
+        long[] whole = null;
+        Path recording = dir.resolve("rec.jfr");
+        if (c.id.startsWith("stackreq")) {
+            samples = Recordings.perfSamples(dir.resolve("samples.jsonl"), fromNanos, toNanos)[1];
+            whole = Recordings.latency(Files.readString(dir.resolve("latency.json")), "wholeNanos");
+            frames = medianOf(Recordings.stackDepths(recording, "jdk.StackTraceRequest"));
+        } else if (c.id.startsWith("ap-")) {
+            samples = Recordings.count(recording, "jdk.ExecutionSample", fromMillis, toMillis);
+            frames = medianOf(Recordings.stackDepths(recording, "jdk.ExecutionSample"));
+        }
+        return new Run(Double.parseDouble(f.get("units")), Double.parseDouble(f.get("threadCpuSeconds")),
+                Double.parseDouble(f.get("cpuSeconds")), Double.parseDouble(f.get("seconds")), samples, frames, whole);
+    }
+
+    private static int medianOf(List<Integer> sorted) {
+        return sorted.isEmpty() ? -1 : sorted.get(sorted.size() / 2);
+    }
+
+    void run() throws Exception {
+        List<Config> configs = configs();
+        for (Jvm jdk : bench.jdks) {
+            // runs[library/depth/config] = one Run per repetition
+            Map<String, List<Run>> runs = new LinkedHashMap<>();
+            int total = bench.reps * DEPTHS.length * configs.size(), done = 0;
+            for (int rep = 0; rep < bench.reps; rep++) {
+                for (int depth : DEPTHS) {
+                    for (int k = 0; k < configs.size(); k++) {
+                        Config c = configs.get((k + rep) % configs.size());
+                        Bench.progress(String.format("native-depth %s %s depth %d %s rep %d (%d/%d)", jdk.label(),
+                                c.library, depth, c.id, rep + 1, ++done, total));
+                        runs.computeIfAbsent(key(c.library, depth, c.id), x -> new ArrayList<>()).add(measure(jdk, c, depth, rep));
+                    }
+                }
+            }
+            print(jdk, configs, runs);
+        }
+    }
+
+    private static String key(String library, int depth, String configId) {
+        return library + "/" + depth + "/" + configId;
+    }
+
+    private static void forEachLibraryAndDepth(ObjIntConsumer<String> action) {
+        for (String library : LIBRARIES) for (int depth : DEPTHS) action.accept(library, depth);
+    }
+
+    private void print(Jvm jdk, List<Config> configs, Map<String, List<Run>> runs) {
+        bench.emit("## native=on cost by native depth, side by side with async-profiler, " + jdk.label());
+        bench.emit("");
+        bench.emit("NativeDepthSpin: C recursion of 5, 20 or 50 frames spinning at its deepest frame (library built "
+                + "with frame pointers, `fp`, and without, `nofp`), sampled every 1 ms of CPU; " + bench.reps
+                + " repetitions, every configuration once per repetition (order rotated).");
+        bench.emit("");
+        bench.emit("stackreq's request time (whole = entry to return of RequestStackTrace, from its latency= "
+                + "histograms; bucket upper bounds, ±12%), medians over the runs; extra = native=on minus native=off "
+                + "at the same percentile.");
+        bench.emit("");
+        tableHeader("library", "native frames", "stack frames, native=on (median)", "whole native=off p50 / p99",
+                "whole native=on p50 / p99", "extra p50 / p99");
+        forEachLibraryAndDepth((library, depth) -> {
+            List<Run> off = runs.get(key(library, depth, "stackreq-off"));
+            List<Run> on = runs.get(key(library, depth, "stackreq-on"));
+            double offP50 = percentile(off, 1), offP99 = percentile(off, 3);
+            double onP50 = percentile(on, 1), onP99 = percentile(on, 3);
+            bench.emit("| " + library + " | " + depth + " | " + Stats.f0(medianFrames(on)) + " | "
+                    + Stats.nanos(offP50) + " / " + Stats.nanos(offP99) + " | " + Stats.nanos(onP50) + " / "
+                    + Stats.nanos(onP99) + " | " + Stats.nanos(onP50 - offP50) + " / "
+                    + Stats.nanos(onP99 - offP99) + " |");
+        });
+        bench.emit("");
+        bench.emit("What every profiler can be measured by, relative to no profiler, median (min–max) of the paired "
+                + "runs: **thread work** = units of work per CPU second of the spinning thread (its signal handler "
+                + "runs on it; 1.000 = no cost), **process CPU** = CPU seconds of the whole process per unit of work "
+                + "(> 1 = more CPU, the profiler's own threads included). **CPU per sample** = the spinning thread's "
+                + "CPU beyond what its work took without a profiler, divided by the samples taken (median). Stack "
+                + "frames: median frames of the recorded stacks (Java frames included).");
+        bench.emit("");
+        tableHeader("library", "native frames", "configuration", "stack frames", "samples/s", "thread work",
+                "process CPU", "CPU per sample");
+        forEachLibraryAndDepth((library, depth) -> {
+            List<Run> none = runs.get(key(library, depth, "none"));
+            for (Config c : configs) {
+                if (!c.library.equals(library) || c.id.equals("none")) continue;
+                List<Run> these = runs.get(key(library, depth, c.id));
+                List<Double> work = new ArrayList<>(), cpu = new ArrayList<>(), perSample = new ArrayList<>(),
+                        rate = new ArrayList<>();
+                for (int i = 0; i < Math.min(these.size(), none.size()); i++) {
+                    Run r = these.get(i), base = none.get(i);
+                    double baseWorkPerCpu = base.units / base.threadCpu;
+                    work.add((r.units / r.threadCpu) / baseWorkPerCpu);
+                    cpu.add((r.cpu / r.units) / (base.cpu / base.units));
+                    if (r.samples > 0) {
+                        perSample.add((r.threadCpu - r.units / baseWorkPerCpu) * 1e9 / r.samples);
+                    }
+                    rate.add(r.samples / r.seconds);
+                }
+                bench.emit("| " + library + " | " + depth + " | " + c.label + " | " + Stats.f0(medianFrames(these))
+                        + " | " + Stats.f0(Stats.median(rate)) + " | " + Stats.ratio(work) + " | "
+                        + Stats.ratio(cpu) + " | " + Stats.nanos(Stats.median(perSample)) + " |");
+            }
+        });
+        List<Double> baseRate = new ArrayList<>();
+        for (Run r : runs.get(key("fp", 5, "none"))) baseRate.add(r.units / r.threadCpu);
+        bench.emit("| _no profiler, units per thread CPU second (fp, 5)_ | | | | | " + Stats.f0(Stats.median(baseRate))
+                + " | | |");
+        bench.emit("");
+    }
+
+    private void tableHeader(String... columns) {
+        bench.emit("| " + String.join(" | ", columns) + " |");
+        bench.emit("|" + "---|".repeat(columns.length));
+    }
+
+    private static double medianFrames(List<Run> runs) {
+        List<Double> frames = new ArrayList<>();
+        for (Run r : runs) if (r.medianFrames >= 0) frames.add((double) r.medianFrames);
+        return Stats.median(frames);
+    }
+
+    /** Median over the runs of element k ({count, p50, p90, p99, max}) of the whole-request histogram. */
+    private static double percentile(List<Run> runs, int k) {
+        List<Double> values = new ArrayList<>();
+        for (Run r : runs) if (r.whole != null) values.add((double) r.whole[k]);
+        return Stats.median(values);
+    }
+}
