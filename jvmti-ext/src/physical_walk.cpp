@@ -32,12 +32,6 @@ constexpr uintptr_t kWord = sizeof(uintptr_t);
 // Interpreted frame slots, in words from its frame pointer (frame_x86.hpp's layout).
 constexpr intptr_t kSavedFp = 0, kReturnAddress = 1, kSenderSp = -1;
 
-// Whether [address, address + bytes) is aligned and inside the thread's stack.
-bool on_stack(const ThreadSlotView& thread, uintptr_t address, uintptr_t bytes) {
-    return address % kWord == 0 && address >= thread.stack_low && address + bytes <= thread.stack_high &&
-           address + bytes > address;
-}
-
 uintptr_t word_at(uintptr_t base, intptr_t index) { return reinterpret_cast<const uintptr_t*>(base)[index]; }
 
 }  // namespace
@@ -99,7 +93,7 @@ bool PhysicalWalk::last_java_frame(const ThreadSlotView& thread, Registers* out)
 
 bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out) {
     const uintptr_t sp = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_sp);
-    if (sp == 0 || !on_stack(thread, sp - kWord, kWord)) return false;
+    if (sp == 0 || !thread.holds(sp - kWord, kWord)) return false;
     uintptr_t pc = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_pc);
     // Without a recorded PC the frame's PC is the return address its call into the VM pushed.
     if (pc == 0) pc = word_at(sp, -1);
@@ -108,13 +102,13 @@ bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor
 }
 
 bool PhysicalWalk::below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out) {
-    if (g_wrapper_anchor == 0 || !on_stack(thread, fp + kCallWrapper * static_cast<intptr_t>(kWord), kWord)) {
+    if (g_wrapper_anchor == 0 || !thread.holds(fp + kCallWrapper * static_cast<intptr_t>(kWord), kWord)) {
         return false;
     }
     const uintptr_t wrapper = word_at(fp, kCallWrapper);
     // The JavaCallWrapper lives in the frame of the C++ code that called the stub, above it.
     const uintptr_t anchor = wrapper + g_wrapper_anchor;
-    if (wrapper <= fp || !on_stack(thread, anchor, std::max(g_last_sp, std::max(g_last_pc, g_last_fp)) + kWord)) {
+    if (wrapper <= fp || !thread.holds(anchor, std::max(g_last_sp, std::max(g_last_pc, g_last_fp)) + kWord)) {
         return false;
     }
     return anchored_frame(thread, anchor, out);
@@ -140,7 +134,7 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
             continue;
         }
         if (in_interpreter(pc)) {
-            if (fp < sp || !on_stack(thread, fp - kWord, 3 * kWord)) break;
+            if (fp < sp || !thread.holds(fp - kWord, 3 * kWord)) break;
             pcs[count++] = pc;
             caller_sp = word_at(fp, kSenderSp);
             caller_fp = word_at(fp, kSavedFp);
@@ -150,7 +144,7 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
             const uint32_t words = CodeHeaps::frame_words_at(pc);
             if (words == 0) break;
             const uintptr_t sender_sp = sp + words * kWord;
-            if (!on_stack(thread, sender_sp - 2 * kWord, 2 * kWord)) break;
+            if (!thread.holds(sender_sp - 2 * kWord, 2 * kWord)) break;
             pcs[count++] = pc;
             caller_sp = sender_sp;
             caller_fp = word_at(sender_sp, -2);

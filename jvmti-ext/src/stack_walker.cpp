@@ -71,11 +71,6 @@ bool failed_in_java_code(int32_t result) {
     return result == kWalkUnknownJava || result == kWalkNotWalkableJava;
 }
 
-bool on_stack(const ThreadSlotView& thread, uintptr_t address, uintptr_t bytes) {
-    return address % sizeof(uintptr_t) == 0 && address >= thread.stack_low &&
-           address + bytes <= thread.stack_high && address + bytes > address;
-}
-
 // Walks from the caller of a frame that is not set up (see FrameSetup); 0 for a built frame.
 // The reads are within the thread's own stack mapping, so they cannot fault.
 int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, FrameSetup setup, CallFrame* frames,
@@ -83,12 +78,12 @@ int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, Fr
     const Registers at_signal = read_registers(ucontext);
     const uintptr_t* stack = reinterpret_cast<const uintptr_t*>(at_signal.sp);
     // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
-    if (setup == FrameSetup::kReturnAddressOnTop && on_stack(thread, at_signal.sp, sizeof(uintptr_t))) {
+    if (setup == FrameSetup::kReturnAddressOnTop && thread.holds(at_signal.sp, sizeof(uintptr_t))) {
         return walk_top_from(thread.jni, ucontext,
                              Registers{stack[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp}, frames,
                              max_depth, top);
     }
-    if (setup == FrameSetup::kSavedFpOnTop && on_stack(thread, at_signal.sp, 2 * sizeof(uintptr_t))) {
+    if (setup == FrameSetup::kSavedFpOnTop && thread.holds(at_signal.sp, 2 * sizeof(uintptr_t))) {
         return walk_top_from(thread.jni, ucontext,
                              Registers{stack[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), stack[0]}, frames,
                              max_depth, top);
@@ -109,7 +104,7 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
     // above sp is a stale frame pointer left by compiled code (C2 does not keep rbp as one), and
     // walking from it would silently skip frames.
     if (at_signal.fp >= at_signal.sp && at_signal.fp - at_signal.sp <= kMaxStubFrameBytes &&
-        on_stack(thread, at_signal.fp, 2 * sizeof(uintptr_t))) {
+        thread.holds(at_signal.fp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
         const Registers caller{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]};
         result = walk_top_from(thread.jni, ucontext, caller, frames, max_depth, top);
@@ -127,7 +122,7 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
 void* interrupted_context(const ThreadSlotView& thread, void* ucontext) {
     for (int nesting = 0; nesting < 4 && g_signal_restorer != 0; nesting++) {
         Registers registers = read_registers(ucontext);
-        if (!on_stack(thread, registers.sp, sizeof(uintptr_t) + kUcontextSize)) break;
+        if (!thread.holds(registers.sp, sizeof(uintptr_t) + kUcontextSize)) break;
         if (*reinterpret_cast<const uintptr_t*>(registers.sp) != g_signal_restorer) break;
         ucontext = reinterpret_cast<void*>(registers.sp + sizeof(uintptr_t));
     }

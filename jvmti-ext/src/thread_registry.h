@@ -21,6 +21,13 @@ struct ThreadSlotView {
     uintptr_t stack_high;  // one past the highest address
     bool jfr_excluded;     // JFR excludes the thread from recording (jfr_exclusion.h)
     uint64_t mounted_thread_key;  // the virtual thread this carrier runs (virtual_threads.h), 0 for none
+
+    // Async-signal-safe: whether [address, address + bytes) is word-aligned and inside the usable
+    // stack, i.e. a read there cannot fault. The walkers check every stack read with it.
+    bool holds(uintptr_t address, uintptr_t bytes) const {
+        return address % sizeof(uintptr_t) == 0 && address >= stack_low && address + bytes <= stack_high &&
+               address + bytes > address;
+    }
 };
 
 class ThreadRegistry {
