@@ -3,10 +3,16 @@ package bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.ObjIntConsumer;
+import java.util.function.Predicate;
 
 /**
  * The cost of native=on by native depth, side by side with async-profiler 4.2: NativeDepthSpin
@@ -25,8 +31,9 @@ final class NativeDepthPart {
 
     record Config(String id, String label, String library) {}
 
+    /** threadNanos: CPU of the process's threads during the spin, by {@link #threadGroup}. */
     record Run(double units, double threadCpu, double cpu, double seconds, long samples, int medianFrames,
-            long[] whole) {}
+            long[] whole, Map<String, Long> threadNanos) {}
 
     private final Bench bench;
 
@@ -37,6 +44,8 @@ final class NativeDepthPart {
         List<Config> all = new ArrayList<>();
         for (String library : LIBRARIES) {
             all.add(new Config("none", "no profiler", library));
+            // The JVM's JFR with stackreq's settings, no agent: what the recording costs by itself.
+            if (library.equals("fp")) all.add(new Config("jfr", "JFR recording only", library));
             all.add(new Config("stackreq-off", "stackreq native=off", library));
             all.add(new Config("stackreq-on", "stackreq native=on", library));
             if (library.equals("fp")) all.add(new Config("ap-fp", "async-profiler event=cpu cstack=fp", library));
@@ -53,6 +62,9 @@ final class NativeDepthPart {
                     + ",latency=" + dir.resolve("latency.json"));
             args.add("-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=1ms,out="
                     + dir.resolve("samples.jsonl"));
+            args.add("-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings="
+                    + bench.stackreqSettings());
+        } else if (c.id.equals("jfr")) {
             args.add("-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings="
                     + bench.stackreqSettings());
         } else if (c.id.startsWith("ap-")) {
@@ -89,8 +101,23 @@ final class NativeDepthPart {
             samples = Recordings.count(recording, "jdk.ExecutionSample", fromMillis, toMillis);
             frames = medianOf(Recordings.stackDepths(recording, "jdk.ExecutionSample"));
         }
+        Map<String, Long> threadNanos = new TreeMap<>();
+        for (String line : result.lines()) {
+            if (!line.startsWith("THREADCPU ")) continue;
+            String[] parts = line.split(" ", 3);
+            threadNanos.merge(threadGroup(parts[2]), Long.parseLong(parts[1]), Long::sum);
+        }
         return new Run(Double.parseDouble(f.get("units")), Double.parseDouble(f.get("threadCpuSeconds")),
-                Double.parseDouble(f.get("cpuSeconds")), Double.parseDouble(f.get("seconds")), samples, frames, whole);
+                Double.parseDouble(f.get("cpuSeconds")), Double.parseDouble(f.get("seconds")), samples, frames, whole,
+                threadNanos);
+    }
+
+    /**
+     * A thread's name (as /proc gives it: 15 characters at most) without its instance number, so
+     * that the workers of one pool add up: "GC Thread#1" is "GC Thread#n".
+     */
+    static String threadGroup(String name) {
+        return name.replaceAll("#\\d+$", "#n");
     }
 
     private static int medianOf(List<Integer> sorted) {
@@ -185,6 +212,94 @@ final class NativeDepthPart {
         bench.emit("| _no profiler, units per thread CPU second (fp, 5)_ | | | | | " + Stats.f0(Stats.median(baseRate))
                 + " | | |");
         bench.emit("");
+        printThreadBreakdown(jdk, configs, runs);
+    }
+
+    /**
+     * Where the process's CPU goes, by thread: each thread's CPU per unit of work during the spin, in
+     * percent of the whole process's CPU per unit of work in the paired run without a profiler; median
+     * over every library, depth and repetition (only the spinning thread's share depends on the depth).
+     * A column adds up to about 100 × its process CPU; two columns' difference in a row is what that
+     * thread costs more under one configuration than under the other, in points of the process's CPU.
+     */
+    private void printThreadBreakdown(Jvm jdk, List<Config> configs, Map<String, List<Run>> runs) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        for (Config c : configs) labels.putIfAbsent(c.id, c.label);
+        Set<String> groups = new TreeSet<>();
+        runs.values().forEach(list -> list.forEach(r -> groups.addAll(r.threadNanos.keySet())));
+        // points.get(group).get(config id): one value per paired run
+        Map<String, Map<String, List<Double>>> points = new LinkedHashMap<>();
+        groups.forEach(g -> points.put(g, new LinkedHashMap<>()));
+        forEachLibraryAndDepth((library, depth) -> {
+            List<Run> none = runs.get(key(library, depth, "none"));
+            for (String id : labels.keySet()) {
+                List<Run> these = runs.get(key(library, depth, id));
+                if (these == null) continue;
+                for (int i = 0; i < Math.min(these.size(), none.size()); i++) {
+                    Run r = these.get(i), base = none.get(i);
+                    double baseNanosPerUnit = totalNanos(base) / base.units;
+                    for (String g : groups) {
+                        double perUnit = r.threadNanos.getOrDefault(g, 0L) / r.units;
+                        points.get(g).computeIfAbsent(id, x -> new ArrayList<>()).add(100 * perUnit / baseNanosPerUnit);
+                    }
+                }
+            }
+        });
+        List<String> shown = new ArrayList<>(groups);
+        shown.removeIf(g -> points.get(g).values().stream().allMatch(v -> Stats.median(v) < 0.05));
+        shown.sort((a, b) -> Double.compare(maxMedian(points.get(b)), maxMedian(points.get(a))));
+        bench.emit("Process CPU by thread, " + jdk.label() + ": each thread's CPU during the spin per unit of work, in "
+                + "percent of the whole process's CPU per unit of work in the paired run without a profiler (from "
+                + "`/proc/self/task/*/schedstat`; thread names as the kernel keeps them, 15 characters, pool members "
+                + "added up as `#n`); median over every library, depth and repetition. A column adds up to about 100 × "
+                + "its process CPU; a row's difference between two columns is that thread's extra cost in points. "
+                + "Threads under 0.05 everywhere are in \"other threads\"; \"(ended)\" is the CPU of threads that "
+                + "ended during the spin.");
+        bench.emit("");
+        List<String> header = new ArrayList<>(List.of("thread"));
+        header.addAll(labels.values());
+        tableHeader(header.toArray(new String[0]));
+        for (String g : shown) {
+            StringBuilder row = new StringBuilder("| " + g.replace("|", "\\|") + " |");
+            for (String id : labels.keySet()) row.append(' ').append(points2(points.get(g).get(id))).append(" |");
+            bench.emit(row.toString());
+        }
+        StringBuilder other = new StringBuilder("| other threads |");
+        StringBuilder all = new StringBuilder("| all threads |");
+        for (String id : labels.keySet()) {
+            other.append(' ').append(points2(sumOver(points, groups, g -> !shown.contains(g), id))).append(" |");
+            all.append(' ').append(points2(sumOver(points, groups, g -> true, id))).append(" |");
+        }
+        bench.emit(other.toString());
+        bench.emit(all.toString());
+        bench.emit("");
+    }
+
+    private static double totalNanos(Run r) {
+        return r.threadNanos.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private static double maxMedian(Map<String, List<Double>> byConfig) {
+        return byConfig.values().stream().mapToDouble(Stats::median).max().orElse(0);
+    }
+
+    /** Per paired run, the sum over the groups that pass the filter; null when the configuration did not run. */
+    private static List<Double> sumOver(Map<String, Map<String, List<Double>>> points, Set<String> groups,
+            Predicate<String> filter, String id) {
+        List<Double> sums = null;
+        for (String g : groups) {
+            List<Double> values = points.get(g).get(id);
+            if (values == null) continue;
+            if (sums == null) sums = new ArrayList<>(Collections.nCopies(values.size(), 0.0));
+            if (!filter.test(g)) continue;
+            for (int i = 0; i < values.size(); i++) sums.set(i, sums.get(i) + values.get(i));
+        }
+        return sums;
+    }
+
+    private static String points2(List<Double> values) {
+        return values == null || values.isEmpty() ? "–"
+                : String.format(Locale.ROOT, "%.2f", Stats.median(values));
     }
 
     private void tableHeader(String... columns) {
