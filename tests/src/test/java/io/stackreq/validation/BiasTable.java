@@ -19,14 +19,23 @@ public final class BiasTable {
                 "#### Bias — %s (%.1f s of CPU per workload): share of the workload thread's samples on the hot line "
                         + "(the truth that profiler's own run measured; error = share − truth, points)%n%n",
                 result.jdk(), seconds));
+        boolean withNative = result.profilers().contains(Profiler.STACKREQ_NATIVE);
         List<String> header = new ArrayList<>(List.of("workload", "hot line"));
         result.profilers().forEach(p -> header.add(p.label()));
+        if (withNative) {
+            header.add("native=on: top frame of the hot samples");
+        }
         row(out, header);
         row(out, header.stream().map(h -> "---").toList());
         for (String workload : result.workloads()) {
             List<String> cells = new ArrayList<>(List.of(workload, "`" + result.hotLines().get(workload) + "`"));
             for (Profiler profiler : result.profilers()) {
                 cells.add(cell(result.cell(profiler, workload)));
+            }
+            if (withNative) {
+                Cell nativeOn = result.cell(Profiler.STACKREQ_NATIVE, workload);
+                cells.add(nativeOn == null || nativeOn.hot() == 0 ? "-"
+                        : "`" + nativeOn.commonestHotTop().replaceFirst(" ([0-9.]+%)$", "` $1"));
             }
             row(out, cells);
         }
@@ -45,6 +54,10 @@ public final class BiasTable {
             samples.add(Integer.toString(total));
             failed.add(profiler == Profiler.JFR_EXECUTION_SAMPLE ? "not recorded"
                     : total == 0 ? "-" : String.format(Locale.ROOT, "%.2f%%", 100.0 * failures / total));
+        }
+        if (withNative) {
+            failed.add("");
+            samples.add("");
         }
         row(out, failed);
         row(out, samples);
@@ -79,6 +92,10 @@ public final class BiasTable {
                         "%s %-10s %-24s truth %5.1f%% share %5.1f%% samples %5d failed %4d: %s%n",
                         result.jdk(), workload, profiler.label(), cell.truth().percent(), cell.share(), cell.samples(),
                         cell.failed(), cell.topPlaces(4)));
+                if (profiler == Profiler.STACKREQ_NATIVE) {
+                    out.append(String.format(Locale.ROOT, "%s %-10s %-24s hot samples' top frames: %s%n", result.jdk(),
+                            workload, profiler.label(), cell.hotTops()));
+                }
             }
         }
         return out.toString();

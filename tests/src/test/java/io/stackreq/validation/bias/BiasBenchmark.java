@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -45,8 +47,12 @@ public final class BiasBenchmark {
         }
     }
 
-    /** One profiler on one workload. */
-    public record Cell(Truth truth, int samples, int failed, int hot, Map<String, Integer> placed) {
+    /**
+     * One profiler on one workload; hotTops counts the hot samples by their top frame ("function
+     * [library]" for stackreq's native frames, see {@link #describe}).
+     */
+    public record Cell(Truth truth, int samples, int failed, int hot, Map<String, Integer> placed,
+            Map<String, Integer> hotTops) {
         /** Share of the thread's samples on the hot line, in percent (NaN without samples). */
         public double share() {
             return samples == 0 ? Double.NaN : 100.0 * hot / samples;
@@ -55,6 +61,20 @@ public final class BiasBenchmark {
         /** share - truth, in percentage points. */
         public double error() {
             return share() - truth.percent();
+        }
+
+        /** Share of the hot samples whose top frame passes the test, in percent (NaN without hot samples). */
+        public double hotTopPercent(Predicate<String> topFrame) {
+            int matching = hotTops.entrySet().stream().filter(e -> topFrame.test(e.getKey()))
+                    .mapToInt(Map.Entry::getValue).sum();
+            return hot == 0 ? Double.NaN : 100.0 * matching / hot;
+        }
+
+        /** The most frequent top frame of the hot samples and its share of them: "name 97.1%". */
+        public String commonestHotTop() {
+            return hotTops.entrySet().stream().max(Map.Entry.comparingByValue())
+                    .map(e -> String.format(Locale.ROOT, "%s %.1f%%", e.getKey(), 100.0 * e.getValue() / hot))
+                    .orElse("-");
         }
 
         public double failedPercent() {
@@ -78,6 +98,9 @@ public final class BiasBenchmark {
             return cells.get(profiler).get(workload);
         }
     }
+
+    /** The class name stackreq gives the frames of the JVM's stubs and generated code. */
+    public static final String JVM_STUBS = "jvm-stubs";
 
     private static final Pattern TRUTH = Pattern.compile(
             "workload=(\\S+) thread=(\\S+) hotNs=(\\d+) coldNs=(\\d+) threadNs=(\\d+) rounds=(\\d+)");
@@ -117,12 +140,13 @@ public final class BiasBenchmark {
 
     /**
      * What the CI assertions need: stackreq and async-profiler (cpu) on every workload, stackreq
-     * biased on arraycopy.
+     * biased on arraycopy, stackreq native=on on the two workloads whose time is in native code.
      */
     public static Map<Profiler, List<String>> ciPlan() {
         Map<Profiler, List<String>> plan = new LinkedHashMap<>();
         plan.put(Profiler.STACKREQ, BiasWorkloads.ALL);
         plan.put(Profiler.STACKREQ_BIASED, List.of("arraycopy"));
+        plan.put(Profiler.STACKREQ_NATIVE, List.of("arraycopy", "jni"));
         plan.put(Profiler.ASYNC_PROFILER_CPU, BiasWorkloads.ALL);
         return plan;
     }
@@ -175,6 +199,7 @@ public final class BiasBenchmark {
         truths.values().forEach(t -> workloadOfThread.put(t.thread(), t.workload()));
         Map<String, int[]> counts = new HashMap<>();   // workload -> samples, failed, hot
         Map<String, Map<String, Integer>> placed = new HashMap<>();
+        Map<String, Map<String, Integer>> hotTops = new HashMap<>();
         Map<Long, String> workloadOfTid = new HashMap<>();
         try (RecordingFile file = new RecordingFile(recording)) {
             while (file.hasMoreEvents()) {
@@ -197,6 +222,8 @@ public final class BiasBenchmark {
                     place = "(failed)";
                 } else if (place.equals(hotLines.get(workload).toString())) {
                     count[2]++;
+                    hotTops.computeIfAbsent(workload, w -> new HashMap<>())
+                            .merge(describe(event.getStackTrace().getFrames().get(0)), 1, Integer::sum);
                 }
                 placed.computeIfAbsent(workload, w -> new HashMap<>()).merge(place, 1, Integer::sum);
             }
@@ -210,7 +237,8 @@ public final class BiasBenchmark {
         for (Truth truth : truths.values()) {
             int[] count = counts.getOrDefault(truth.workload(), new int[3]);
             cells.put(truth.workload(), new Cell(truth, count[0], count[1], count[2],
-                    Map.copyOf(placed.getOrDefault(truth.workload(), Map.of()))));
+                    Map.copyOf(placed.getOrDefault(truth.workload(), Map.of())),
+                    Map.copyOf(hotTops.getOrDefault(truth.workload(), Map.of()))));
         }
         return cells;
     }
@@ -264,12 +292,19 @@ public final class BiasBenchmark {
         return "(elsewhere) " + top;
     }
 
-    private static String describe(RecordedFrame frame) {
+    /**
+     * "Class.method" of a Java frame; "function [library]" of a native frame stackreq's native=on
+     * wrote (its class is the library's file name, {@code jvm-stubs} for the JVM's stubs).
+     */
+    static String describe(RecordedFrame frame) {
         RecordedMethod method = frame.getMethod();
         if (method == null) {
             return "?";
         }
         String type = method.getType() == null ? "" : method.getType().getName();
+        if (frame.getType().equals("Native") && (type.equals(JVM_STUBS) || type.contains(".so"))) {
+            return method.getName() + " [" + type + "]";
+        }
         return type.isEmpty() ? method.getName() : type + "." + method.getName();
     }
 }

@@ -17,6 +17,11 @@ public enum Profiler {
     STACKREQ("stackreq", "jdk.StackTraceRequest"),
     /** The same signals with ucontext = NULL: a stack only where the thread is in native code. */
     STACKREQ_BIASED("stackreq biased", "jdk.StackTraceRequest"),
+    /**
+     * STACKREQ with libstackreq's {@code native=on}: the stacks start at the signal's PC, with the
+     * JVM's stub or the C function the thread is in on top of the Java frames.
+     */
+    STACKREQ_NATIVE("stackreq native=on", "jdk.StackTraceRequest"),
     /** JFR's own sampler, jdk.ExecutionSample every 1 ms (Java code only). */
     JFR_EXECUTION_SAMPLE("JFR ExecutionSample", "jdk.ExecutionSample"),
     /** JDK 25: JFR's CPU-time sampler, jdk.CPUTimeSample with throttle 1 ms of CPU time. */
@@ -64,7 +69,7 @@ public enum Profiler {
     void configure(JvmRun run, Path dir, Path recording, Path samples) {
         List<String> flags = new ArrayList<>();
         switch (this) {
-            case STACKREQ, STACKREQ_BIASED, STACKREQ_DEFAULT_FLAGS -> {
+            case STACKREQ, STACKREQ_BIASED, STACKREQ_NATIVE, STACKREQ_DEFAULT_FLAGS -> {
                 flags.add("-agentpath:" + perfAgent() + "=event=task-clock,interval=1ms,out=" + samples
                         + (this == STACKREQ_BIASED ? ",biased" : ""));
                 flags.add("-XX:StartFlightRecording=filename=" + recording + ",settings="
@@ -85,6 +90,9 @@ public enum Profiler {
             flags.add("-Xmx512m");
         }
         run.withoutRequester().flags(flags.toArray(new String[0]));
+        if (this == STACKREQ_NATIVE) {
+            run.stackreqOptions("native=on");
+        }
         if (!isStackreq()) {
             run.withoutStackreq();
         }
