@@ -17,6 +17,7 @@
 #include "jfr_chunk.h"
 #include "log.h"
 #include "native_libraries.h"
+#include "settings_poll.h"
 #include "slot_resolver.h"
 #include "thread_directory.h"
 
@@ -259,6 +260,7 @@ void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
         }
         // JFR calls back into the emitter (chunk_finished) from this thread: no lock held.
         if (new_chunk) ChunkHook::request_new_chunk(jni);
+        SettingsPoll::poll_if_due(jni);  // no lock held either: it calls back into the agent
     }
 }
 

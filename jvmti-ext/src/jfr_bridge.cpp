@@ -6,6 +6,7 @@
 #include "chunk_hook.h"
 #include "emitter.h"
 #include "log.h"
+#include "settings_poll.h"
 
 namespace stackreq {
 
@@ -30,6 +31,8 @@ void JNICALL set_throttle(JNIEnv*, jclass, jlong limit, jlong window_nanos) {
 }
 
 void JNICALL set_event_type_id(JNIEnv*, jclass, jlong id) { Emitter::set_event_type_id(static_cast<uint64_t>(id)); }
+
+void JNICALL start_settings_poll(JNIEnv* jni, jclass) { SettingsPoll::start(jni); }
 
 void JNICALL recording_started(JNIEnv*, jclass, jlong id) { Emitter::recording_started(id); }
 
@@ -62,6 +65,7 @@ const JNINativeMethod kNatives[] = {
     {const_cast<char*>("setEventEnabled"), const_cast<char*>("(Z)V"), reinterpret_cast<void*>(set_event_enabled)},
     {const_cast<char*>("setThrottle"), const_cast<char*>("(JJ)V"), reinterpret_cast<void*>(set_throttle)},
     {const_cast<char*>("setEventTypeId"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(set_event_type_id)},
+    {const_cast<char*>("startSettingsPoll"), const_cast<char*>("()V"), reinterpret_cast<void*>(start_settings_poll)},
     {const_cast<char*>("recordingStarted"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(recording_started)},
     {const_cast<char*>("recordingStopped"), const_cast<char*>("(JLjava/lang/String;)Ljava/lang/String;"),
      reinterpret_cast<void*>(recording_stopped)},

@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import io.stackreq.jfr.StackTraceRequestEvent;
@@ -27,9 +26,6 @@ import jdk.jfr.RecordingState;
  */
 public final class Bootstrap {
     private static final String HOOK_CLASS = "/io/stackreq/jfr/boot/ChunkFinishHook.class";
-    /** How soon a settings change reaches the request gate. */
-    private static final long SETTINGS_POLL_MILLIS = 20;
-
     private static volatile boolean started;
     private static volatile EventType eventType;
     private static volatile boolean continuous;
@@ -43,6 +39,8 @@ public final class Bootstrap {
     private static volatile boolean memoryRecordingRunning;
     /** What refreshEnabled last told the agent. */
     private static volatile boolean gateOpen;
+    /** EventType.isEnabled() at the last poll (the emitter thread's only). */
+    private static boolean lastSeenEnabled;
 
     private Bootstrap() {
     }
@@ -104,36 +102,31 @@ public final class Bootstrap {
 
     /**
      * JFR applies {@code Recording.enable/disable}, a second recording's settings and
-     * {@code jcmd JFR.configure} without telling listeners; a poll brings each change to the
-     * request gate within {@link #SETTINGS_POLL_MILLIS}. Recordings starting and stopping reach
-     * the gate through the listener, the throttle through {@link ThrottleSetting}.
+     * {@code jcmd JFR.configure} without telling listeners; libstackreq's emitter thread calls this
+     * poll every 10 ms (it has no thread of its own: a sleeping Java thread's wake-ups cost more
+     * than its work), which brings each change to the request gate. Recordings starting and
+     * stopping reach the gate through the listener, the throttle through {@link ThrottleSetting}.
      */
-    private static void pollSettings() {
-        boolean lastSeen = false;
-        while (true) {
-            try {
-                // EventType.isEnabled() allocates nothing: the full check (which copies every
-                // recording's settings) runs only when it changes or disagrees with the gate, so
-                // that in the steady state the poll allocates nothing in the application's heap,
-                // where even garbage shows as RSS growth of an application that allocates little
-                // itself. The disagreement matters: a stopping recording keeps isEnabled() true
-                // while the listener closes the gate, and a recording enabling the event next
-                // leaves isEnabled() unchanged.
-                EventType type = eventType;
-                boolean enabled = type != null && type.isEnabled();
-                if (enabled != lastSeen || enabled != gateOpen) {
-                    refreshEnabled();
-                    lastSeen = enabled;
-                }
-                if (continuous && enabled && memoryRecordingRunning) {
-                    noteMemoryDestinations();
-                }
-                TimeUnit.MILLISECONDS.sleep(SETTINGS_POLL_MILLIS);
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                System.err.println("[stackreq] settings poll: " + e);
+    static void pollSettings() {
+        try {
+            // EventType.isEnabled() allocates nothing: the full check (which copies every
+            // recording's settings) runs only when it changes or disagrees with the gate, so
+            // that in the steady state the poll allocates nothing in the application's heap,
+            // where even garbage shows as RSS growth of an application that allocates little
+            // itself. The disagreement matters: a stopping recording keeps isEnabled() true
+            // while the listener closes the gate, and a recording enabling the event next
+            // leaves isEnabled() unchanged.
+            EventType type = eventType;
+            boolean enabled = type != null && type.isEnabled();
+            if (enabled != lastSeenEnabled || enabled != gateOpen) {
+                refreshEnabled();
+                lastSeenEnabled = enabled;
             }
+            if (continuous && enabled && memoryRecordingRunning) {
+                noteMemoryDestinations();
+            }
+        } catch (RuntimeException e) {
+            System.err.println("[stackreq] settings poll: " + e);
         }
     }
 
@@ -161,9 +154,7 @@ public final class Bootstrap {
             eventType = type;
             NativeBridge.setEventTypeId(type.getId());
             continuous = installChunkHook(recorder);
-            Thread poll = new Thread(Bootstrap::pollSettings, "stackreq JFR settings");
-            poll.setDaemon(true);
-            poll.start();
+            NativeBridge.startSettingsPoll();
             for (Recording recording : recorder.getRecordings()) {
                 if (recording.getState() == RecordingState.RUNNING) {
                     recordingStateChanged(recording);

@@ -17,6 +17,9 @@ final class NativeBridge {
     /** At most {@code limit} events per {@code windowNanos}; limit 0 = no throttle. */
     static native void setThrottle(long limit, long windowNanos);
 
+    /** JFR has initialized: from now on libstackreq's emitter thread calls {@link Bootstrap#pollSettings()}. */
+    static native void startSettingsPoll();
+
     /** JFR's type id of the registered event class, used for the type in appended chunks. */
     static native void setEventTypeId(long id);
 
