@@ -251,10 +251,10 @@ final class NativeDepthPart {
         bench.emit("Process CPU by thread, " + jdk.label() + ": each thread's CPU during the spin per unit of work, in "
                 + "percent of the whole process's CPU per unit of work in the paired run without a profiler (from "
                 + "`/proc/self/task/*/schedstat`; thread names as the kernel keeps them, 15 characters, pool members "
-                + "added up as `#n`); median over every library, depth and repetition. A column adds up to about 100 × "
-                + "its process CPU; a row's difference between two columns is that thread's extra cost in points. "
-                + "Threads under 0.05 everywhere are in \"other threads\"; \"(ended)\" is the CPU of threads that "
-                + "ended during the spin.");
+                + "added up as `#n`); median over every library, depth and repetition. A column adds up to about "
+                + "100 × its process CPU; a row's difference between two columns is that thread's extra cost in "
+                + "points. Threads under 0.05 everywhere are in \"other threads\"; \"(ended)\" is the CPU of "
+                + "threads that ended during the spin.");
         bench.emit("");
         List<String> header = new ArrayList<>(List.of("thread"));
         header.addAll(labels.values());
