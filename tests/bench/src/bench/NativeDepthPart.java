@@ -136,7 +136,8 @@ final class NativeDepthPart {
                         Config c = configs.get((k + rep) % configs.size());
                         Bench.progress(String.format("native-depth %s %s depth %d %s rep %d (%d/%d)", jdk.label(),
                                 c.library, depth, c.id, rep + 1, ++done, total));
-                        runs.computeIfAbsent(key(c.library, depth, c.id), x -> new ArrayList<>()).add(measure(jdk, c, depth, rep));
+                        runs.computeIfAbsent(key(c.library, depth, c.id), x -> new ArrayList<>())
+                                .add(measure(jdk, c, depth, rep));
                     }
                 }
             }
