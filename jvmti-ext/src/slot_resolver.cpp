@@ -89,7 +89,7 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
     event.thread_id = 0;
     event.stack_trace_id = 0;
     event.failed = true;
-    event.biased = slot.kind != RequestKind::kWalked;
+    event.biased = slot.kind != RequestKind::kWalked && slot.kind != RequestKind::kInternal;
     ThreadDirectory& threads = agent().threads;
     methods_.set_jni(jni);
     frames_.clear();
@@ -118,6 +118,11 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
                 }
                 captured = true;
             }
+            break;
+        case RequestKind::kInternal:
+            event.thread_id = threads.key_for_internal_thread(slot.tid);
+            append_native_frames(slot);
+            captured = slot.native_count > 0;
             break;
         case RequestKind::kBiasedOther:
             event.thread_id = threads.key_for_object(jvmti_, jni, slot.thread_ref);
