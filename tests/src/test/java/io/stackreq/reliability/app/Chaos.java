@@ -35,6 +35,14 @@ public final class Chaos {
 
     public static native void unregister();
 
+    /** Makes the JVM's own threads running now (GC, VM thread, JIT compilers) pacer targets; how many. */
+    public static native int registerInternalThreads();
+
+    /** Starts {@code count} (at most 8) native threads named chaos-spinner, never attached, each a target. */
+    public static native int startNativeSpinners(int count);
+
+    public static native void stopNativeSpinners();
+
     /** Starts {@code pacers} threads of {@code hz} signals each; 0 or an errno value. */
     public static native int startPacers(int pacers, int hz, int requestsPerSignal);
 
