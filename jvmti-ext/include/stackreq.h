@@ -30,12 +30,14 @@
  *    system call, to find the entry stackreq made for it at the attach.
  *  - Threads JVMTI does not show, with the agent option native=on: a request with
  *    thread == NULL and a ucontext from any other thread of the process (a GC worker, a JIT
- *    compiler thread, the VM thread, a native thread attached to the VM or not) is accepted as
+ *    compiler thread, the VM thread, a native thread never attached to the VM) is accepted as
  *    from a Java thread, and its event has the native frames from the signal's PC (no Java
  *    frames), biased = false, and as eventThread that OS thread as JFR writes the JVM's own
  *    threads: its OS name (/proc/self/task/<tid>/comm, read by the emitter) and OS id, no Java
  *    name, Java id 0, not virtual. Such a request makes one gettid system call. With native=off,
- *    or with ucontext == NULL, such a thread still gets JVMTI_ERROR_UNATTACHED_THREAD.
+ *    or with ucontext == NULL, such a thread still gets JVMTI_ERROR_UNATTACHED_THREAD. A Java
+ *    thread with no Java frame at the signal (a native thread attached to the VM, in C code)
+ *    gets its native frames as its stack with native=on, failed = true without (as before).
  *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
  *    of a thread attached to the VM: it uses JNI/JVMTI to validate the thread.
  *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,

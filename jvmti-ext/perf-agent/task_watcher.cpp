@@ -1,12 +1,12 @@
 #include "task_watcher.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <time.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
+
+#include "proc_tasks.h"
 
 namespace stackreq_perf {
 
@@ -35,19 +35,6 @@ void* watch(void*) {
 }
 
 }  // namespace
-
-std::vector<pid_t> list_own_tids() {
-    std::vector<pid_t> tids;
-    DIR* directory = opendir("/proc/self/task");
-    if (directory == nullptr) return tids;
-    while (dirent* entry = readdir(directory)) {
-        char* end = nullptr;
-        long tid = strtol(entry->d_name, &end, 10);
-        if (tid > 0 && *end == '\0') tids.push_back(pid_t(tid));
-    }
-    closedir(directory);
-    return tids;
-}
 
 void TaskWatcher::rescan(std::vector<pid_t>* known, Arm arm, Disarm disarm) {
     std::vector<pid_t> listed = list_own_tids();

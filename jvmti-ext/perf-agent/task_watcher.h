@@ -28,7 +28,4 @@ public:
     static void rescan(std::vector<pid_t>* known, Arm arm, Disarm disarm);
 };
 
-// The tids of this process's threads, in /proc/self/task order. Normal context.
-std::vector<pid_t> list_own_tids();
-
 }  // namespace stackreq_perf

@@ -183,6 +183,13 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     Registers top{};
     slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
                                           state.measure_latency ? &first_walk_cycles : nullptr);
+    // AsyncGetCallTrace answers "unknown, not Java" for a thread in C code that has no Java frame at
+    // all (a native thread attached to the VM) as for one whose frames it cannot walk; the anchor
+    // tells them apart, and the first's native frames are its whole stack (SlotResolver::resolve).
+    if (slot->native_count > 0 && slot->frame_count == kWalkUnknownNotJava &&
+        PhysicalWalk::without_java_frames(thread)) {
+        slot->frame_count = kWalkNoJavaFrames;
+    }
     slot->top_pc = top.pc;
     slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
                                                                       static_cast<int32_t>(state.ring.max_depth()),

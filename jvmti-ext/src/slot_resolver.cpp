@@ -2,6 +2,7 @@
 
 #include "agent_state.h"
 #include "frame_typer.h"
+#include "stack_walker.h"
 #include "thread_directory.h"
 #include "virtual_threads.h"
 
@@ -116,6 +117,11 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
                     event.stack_trace_id = store.intern_stack(frames_, truncated);
                     walked_stacks_.remember(slot.frames, slot.frame_count, truncated, event.stack_trace_id);
                 }
+                captured = true;
+            } else if (slot.frame_count == kWalkNoJavaFrames && slot.native_count > 0) {
+                // A Java thread without a Java frame (a native thread attached to the VM, in C code):
+                // its native frames are its whole stack.
+                append_native_frames(slot);
                 captured = true;
             }
             break;

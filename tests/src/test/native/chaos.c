@@ -24,9 +24,11 @@
  * mutate=pc+sp+fp (the registers fuzzing may change; default all three), sweep=N (see g_sweep).
  *
  * Targets need not be Java threads: registerInternalThreads() makes the JVM's own threads (GC
- * workers, the VM thread, the JIT compilers) targets, startNativeSpinners(N) starts N native
- * threads that never attach to the VM and computes in C until stopNativeSpinners(). Their SP and FP
- * are mutated anywhere (no Java guard zone is theirs to avoid, as far as this agent knows).
+ * workers, the VM thread, the JIT compilers) targets, startNativeSpinners(N, A) starts N native
+ * threads that never attach to the VM and A that attach (as chaos-attached, a Java thread with no
+ * Java frame), all computing in C until stopNativeSpinners(). The SP and FP of the JVM's threads and
+ * of the unattached ones are mutated anywhere (no Java guard zone is theirs to avoid, as far as this
+ * agent knows); an attached thread avoids its guard zones as a Java thread does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,6 +59,7 @@
 #define MAX_TARGETS 4096
 #define MAX_PACERS 64
 
+static JavaVM *g_vm;
 static jvmtiEnv *g_jvmti;
 static stackreq_RequestStackTrace g_request;
 static stackreq_EnableRequestStackTrace g_enable;
@@ -489,6 +492,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
     if (!agent_parse_options("chaos", options, accept_option)) return JNI_ERR;
+    g_vm = vm;
     if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         fprintf(stderr, "chaos: no JVMTI\n");
         return JNI_ERR;
@@ -534,6 +538,19 @@ NATIVE(jint, currentTid) {
     return (jint)agent_current_tid();
 }
 
+/* The calling thread's stack mapping, or 0 and 0. */
+static void own_stack_bounds(uintptr_t *low, uintptr_t *high) {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    void *address = NULL;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &address, &size) == 0) {
+        *low = (uintptr_t)address;
+        *high = *low + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
 /* Makes tid a target of the pacers; returns tid, or -1 when full. */
 static int add_target(int tid, uintptr_t low, uintptr_t high, int internal) {
     for (int i = 0; i < MAX_TARGETS; i++) {
@@ -563,16 +580,7 @@ static void remove_target(int tid) {
 NATIVE(jint, register) {
     int tid = (int)agent_current_tid();
     uintptr_t low = 0, high = 0;
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        void *address = NULL;
-        size_t size = 0;
-        if (pthread_attr_getstack(&attr, &address, &size) == 0) {
-            low = (uintptr_t)address;
-            high = low + size;
-        }
-        pthread_attr_destroy(&attr);
-    }
+    own_stack_bounds(&low, &high);
     return add_target(tid, low, high, 0);
 }
 
@@ -623,24 +631,38 @@ static __attribute__((noinline)) unsigned long spin_leaf(unsigned long x) {
 
 static __attribute__((noinline)) unsigned long spin_middle(unsigned long x) { return spin_leaf(x) ^ spin_leaf(x + 1); }
 
+/* arg non-null: attach to the VM first (a Java thread without Java frames). */
 static void *spinner_main(void *arg) {
-    (void)arg;
     int tid = (int)agent_current_tid();
-    pthread_setname_np(pthread_self(), "chaos-spinner");
-    add_target(tid, 0, 0, 1);
+    JNIEnv *jni = NULL;
+    if (arg != NULL) {
+        JavaVMAttachArgs attach = {JNI_VERSION_1_6, "chaos-attached", NULL};
+        if ((*g_vm)->AttachCurrentThreadAsDaemon(g_vm, (void **)&jni, &attach) != JNI_OK) return NULL;
+        uintptr_t low = 0, high = 0;
+        own_stack_bounds(&low, &high);
+        add_target(tid, low, high, 0);
+    } else {
+        pthread_setname_np(pthread_self(), "chaos-spinner");
+        add_target(tid, 0, 0, 1);
+    }
     unsigned long x = (unsigned long)tid;
     while (atomic_load(&g_spinning)) x = spin_middle(x);
     atomic_fetch_add(&g_spin_sink, x);
     remove_target(tid);
+    if (jni != NULL) (*g_vm)->DetachCurrentThread(g_vm);
     return NULL;
 }
 
-/* Starts count native threads, each a target until stopNativeSpinners; 0 or an errno value. */
-NATIVE(jint, startNativeSpinners, jint count) {
-    if (count <= 0 || count > MAX_SPINNERS || g_spinner_count != 0) return EINVAL;
+/* Starts unattached + attached native threads, each a target until stopNativeSpinners; 0 or an
+ * errno value. */
+NATIVE(jint, startNativeSpinners, jint unattached, jint attached) {
+    if (unattached < 0 || attached < 0 || unattached + attached > MAX_SPINNERS || g_spinner_count != 0) {
+        return EINVAL;
+    }
     atomic_store(&g_spinning, 1);
-    for (int i = 0; i < count; i++) {
-        int result = pthread_create(&g_spinners[i], NULL, spinner_main, NULL);
+    static int attach_flag = 1;
+    for (int i = 0; i < unattached + attached; i++) {
+        int result = pthread_create(&g_spinners[i], NULL, spinner_main, i < unattached ? NULL : &attach_flag);
         if (result != 0) return result;
         g_spinner_count++;
     }

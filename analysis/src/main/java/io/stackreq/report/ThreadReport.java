@@ -11,7 +11,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param thread       the thread's name (Java name, else OS name), or "tid N" when its events name none
  * @param osThreadIds  the OS thread ids of its samples, ascending; empty without a sample file
  * @param kind         "Java", "JVM-internal" (a thread JVMTI does not show: the JVM's own or a native
- *                     one) or "unknown"
+ *                     one, Java id 0) or "unknown" (the recording has no Java thread id)
  * @param samples      matched samples (events without a sample file)
  */
 @JsonPropertyOrder({"thread", "osThreadIds", "kind", "samples", "totalWeight", "totalPct", "entries"})

@@ -47,6 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
 class FuzzedContextsTest {
     /** The OS name of libchaos.so's native threads. */
     private static final String SPINNER = "chaos-spinner";
+    /** The Java name of libchaos.so's native thread attached to the VM. */
+    private static final String ATTACHED = "chaos-attached";
 
     @TempDir
     Path dir;
@@ -82,7 +84,8 @@ class FuzzedContextsTest {
      * does not show: the JVM's own (GC workers, the VM thread, the JIT compilers: HotSpot knows
      * their stacks) and two native threads the VM never sees (their stacks are read through the
      * kernel). Every request there is accepted; its event has the requesting OS thread, no Java
-     * name and native frames only.
+     * name and native frames only. A native thread attached to the VM (a Java thread with no Java
+     * frame, computing in C) gets its native frames as its stack.
      */
     @OnEachJdk
     void fuzzedContextsOnThreadsJvmtiDoesNotShowWithNativeFrames(Jdk jdk) throws Exception {
@@ -102,12 +105,15 @@ class FuzzedContextsTest {
                 () -> assertEquals(spinners + jvmThreads, fuzzed.scan.statistic("internalThread"),
                         "statistic internalThread"),
                 () -> assertTrue(fuzzed.scan.statistic("kernelRead") >= spinners,
-                        "every request of a native thread HotSpot does not know is read through the kernel"));
+                        "every request of a native thread HotSpot does not know is read through the kernel"),
+                () -> assertTrue(fuzzed.scan.nativeOnlyStacks.getOrDefault(ATTACHED, 0L) > 0,
+                        () -> "no native stack for the attached native thread: " + fuzzed.scan.nativeOnlyStacks));
     }
 
     /**
      * The same threads with {@code native=off}: their requests are refused exactly as before
-     * (UNATTACHED_THREAD, counted as rejectedOther) and have no event.
+     * (UNATTACHED_THREAD, counted as rejectedOther) and have no event; the attached native thread's
+     * events have no stack, as before.
      */
     @OnEachJdk
     void withNativeOffThreadsJvmtiDoesNotShowAreRefusedAsBefore(Jdk jdk) throws Exception {
@@ -126,6 +132,8 @@ class FuzzedContextsTest {
                 () -> assertEquals(0, refusedWithEvent, "refused requests with an event"),
                 () -> assertEquals(unattached, fuzzed.scan.statistic("rejectedOther"), "statistic rejectedOther"),
                 () -> assertEquals(0, fuzzed.scan.statistic("internalThread"), "statistic internalThread"),
+                () -> assertEquals(0, fuzzed.scan.nativeOnlyStacks.getOrDefault(ATTACHED, 0L),
+                        "native stacks for the attached native thread with native=off"),
                 () -> assertTrue(fuzzed.scan.internalThreadEvents.isEmpty(),
                         () -> "events of threads JVMTI does not show: " + fuzzed.scan.internalThreadEvents));
     }

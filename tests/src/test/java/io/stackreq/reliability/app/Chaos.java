@@ -38,8 +38,12 @@ public final class Chaos {
     /** Makes the JVM's own threads running now (GC, VM thread, JIT compilers) pacer targets; how many. */
     public static native int registerInternalThreads();
 
-    /** Starts {@code count} (at most 8) native threads named chaos-spinner, never attached, each a target. */
-    public static native int startNativeSpinners(int count);
+    /**
+     * Starts native threads computing in C, each a target: {@code unattached} named chaos-spinner,
+     * never attached to the VM, and {@code attached} attached as chaos-attached (Java threads with
+     * no Java frame); at most 8 in all. 0 or an errno value.
+     */
+    public static native int startNativeSpinners(int unattached, int attached);
 
     public static native void stopNativeSpinners();
 

@@ -18,7 +18,8 @@ import io.stackreq.testapp.ThreadFailures;
  * <p>Arguments: {@code out} report, {@code results} libchaos results prefix, {@code requests}
  * (50000), {@code perSignal} (16), {@code pacers} (2), {@code hz} per pacer (1000),
  * {@code threads} (5, one per workload kind, round robin), {@code internal} (false: also signal the
- * JVM's own threads and two native threads the VM never sees, see {@link Chaos#registerInternalThreads}).
+ * JVM's own threads, two native threads the VM never sees and one attached to it, see
+ * {@link Chaos#registerInternalThreads}).
  *
  * <p>Report: {@code enable.rc}, {@code issued}, {@code signals}, {@code gcCount},
  * {@code tid.<kind>.<n>}, {@code internalThreads}.
@@ -60,7 +61,7 @@ public final class FuzzApp {
         boolean internal = a.getBoolean("internal", false);
         if (internal) {
             report.put("internalThreads", Chaos.registerInternalThreads());
-            int error = Chaos.startNativeSpinners(2);
+            int error = Chaos.startNativeSpinners(2, 1);
             if (error != 0) {
                 throw new IllegalStateException("startNativeSpinners failed: errno " + error);
             }

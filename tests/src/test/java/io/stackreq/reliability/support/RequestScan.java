@@ -43,6 +43,8 @@ public final class RequestScan {
     public final Map<String, Long> internalThreadEvents = new TreeMap<>();
     /** Events of such threads with a frame that is not {@code Native}. */
     public long internalWithJavaFrames;
+    /** Events with a stack of native frames only, by thread (Java name, else OS name). */
+    public final Map<String, Long> nativeOnlyStacks = new TreeMap<>();
 
     private RequestScan(int capacity) {
         events = new byte[capacity];
@@ -88,6 +90,12 @@ public final class RequestScan {
             boolean isFailed = event.getBoolean("failed");
             failedEvents += isFailed ? 1 : 0;
             nativeTopEvents += hasNativeCodeOnTop(event) ? 1 : 0;
+            RecordedStackTrace trace = event.getStackTrace();
+            if (thread != null && trace != null && !trace.getFrames().isEmpty()
+                    && trace.getFrames().stream().allMatch(f -> f.getType().equals("Native"))) {
+                nativeOnlyStacks.merge(String.valueOf(thread.getJavaName() != null ? thread.getJavaName()
+                        : thread.getOSName()), 1L, Long::sum);
+            }
             if (thread == null) {
                 withoutThread++;
             } else if (thread.getJavaName() == null) {
