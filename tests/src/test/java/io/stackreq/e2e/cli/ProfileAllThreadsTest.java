@@ -117,6 +117,21 @@ class ProfileAllThreadsTest {
                         () -> "no GC worker listed as JVM-internal with samples, share and one OS id: " + threads));
     }
 
+    /** The enriched recording (profile.jfr) writes the GC workers as the JVM's recording does. */
+    @OnEachJdk
+    void enrichedRecordingWritesTheJvmsOwnThreadsAsJfrDoes(Jdk jdk) throws IOException {
+        Profiles.Profiled run = Profiles.allocationChurnAllThreads(jdk, true);
+        List<RecordedEvent> samples = JfrFile.events(run.file("profile.jfr"), "stackreq.PerfSample");
+        List<RecordedEvent> gc = samples.stream().filter(e -> osName(e).startsWith(GC_WORKER)).toList();
+        List<RecordedEvent> named = gc.stream().filter(e -> e.getThread().getJavaName() != null
+                || e.getThread().getJavaThreadId() != 0).toList();
+        System.out.printf("%s profile.jfr: %d samples, %d on GC workers%n", jdk, samples.size(), gc.size());
+        assertAll(
+                () -> assertTrue(!gc.isEmpty(), "no sample of a GC worker in profile.jfr"),
+                () -> assertTrue(named.isEmpty(), () -> named.size() + " GC-worker samples with a Java name or id, "
+                        + "e.g. " + JfrFile.describe(named.get(0))));
+    }
+
     @OnEachJdk
     void withoutNativeFramesTheJvmsOwnThreadsAreRefusedAsBefore(Jdk jdk) throws IOException {
         Profiles.Profiled run = Profiles.allocationChurnAllThreads(jdk, false);
