@@ -28,6 +28,16 @@
  *    stackreq saw, or one that was running when libstackreq.so was loaded into a running JVM
  *    (else JVMTI_ERROR_UNATTACHED_THREAD). Such a thread's first request makes one gettid
  *    system call, to find the entry stackreq made for it at the attach.
+ *  - Threads JVMTI does not show, with the agent option native=on: a request with
+ *    thread == NULL and a ucontext from any other thread of the process (a GC worker, a JIT
+ *    compiler thread, the VM thread, a native thread never attached to the VM) is accepted as
+ *    from a Java thread, and its event has the native frames from the signal's PC (no Java
+ *    frames), biased = false, and as eventThread that OS thread as JFR writes the JVM's own
+ *    threads: its OS name (/proc/self/task/<tid>/comm, read by the emitter) and OS id, no Java
+ *    name, Java id 0, not virtual. Such a request makes one gettid system call. With native=off,
+ *    or with ucontext == NULL, such a thread still gets JVMTI_ERROR_UNATTACHED_THREAD. A Java
+ *    thread with no Java frame at the signal (a native thread attached to the VM, in C code)
+ *    gets its native frames as its stack with native=on, failed = true without (as before).
  *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
  *    of a thread attached to the VM: it uses JNI/JVMTI to validate the thread.
  *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,
@@ -72,6 +82,12 @@
  *    the same usable stack (return addresses and saved frame pointers, each an aligned word
  *    checked against the bounds first) and stackreq's own tables of the loaded objects' code
  *    ranges and unwind rows, built outside the handler; never the objects' code or data;
+ *  - with native=on, on a thread JVMTI does not show: the value of HotSpot's pthread key for
+ *    the current Thread (pthread_getspecific, which reads the thread's own key table) and that
+ *    Thread's stack base and size (offsets from gHotSpotVMStructs); the native frames are then
+ *    read inside that stack above the same guard margin as a Java thread's. On a thread HotSpot
+ *    does not know (a native thread never attached) each word is read with process_vm_readv on
+ *    the own process, which fails instead of faulting, from the signal's SP up;
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP
@@ -110,7 +126,8 @@
  *                                 STACKREQ_ERROR_UNSUPPORTED_OPERATION for JDK 17 headers.
  *  JVMTI_ERROR_UNATTACHED_THREAD  thread == NULL and the calling thread is not a Java thread
  *                                 known to stackreq (e.g. a GC worker, or a Java thread that
- *                                 started before the agent's VMInit other than main).
+ *                                 started before the agent's VMInit other than main), unless
+ *                                 native=on and ucontext != NULL (see the threading rules).
  *  JVMTI_ERROR_INVALID_ENVIRONMENT   env is NULL.
  *  JVMTI_ERROR_OUT_OF_MEMORY      the request ring was full; the request is dropped and
  *                                 counted in the statistics event as accepted and dropped

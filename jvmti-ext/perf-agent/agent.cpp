@@ -20,12 +20,15 @@
 #include "proc_tasks.h"
 #include "sample_writer.h"
 #include "sampler.h"
+#include "task_watcher.h"
 #include "stackreq.h"
 
 namespace stackreq_perf {
 
 namespace {
 
+// threads=all: how often the process's threads are listed again to sample new ones.
+constexpr uint64_t kRescanNs = 5000000;
 // Below one kernel tick (HZ=250 on these machines) CPU-time timers still fire once a tick.
 constexpr uint64_t kTimerTickNs = 4000000;
 // Arming failures past this many are logged at debug only (a thread storm must not flood).
@@ -104,7 +107,10 @@ std::string error_name(jvmtiEnv* jvmti, jvmtiError error) {
     return text;
 }
 
+void arm_listed(pid_t tid) { arm(tid, false); }
+
 void finish(jvmtiEnv* jvmti) {
+    TaskWatcher::stop();
     Sampler::stop();
     if (jvmti != nullptr) {
         // The last Disable makes libstackreq write out every accepted request.
@@ -172,9 +178,16 @@ void start_sampling(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     }
     g_profiling.store(true);
     arm(current_tid(), true);
-    arm_existing_threads(jvmti, jni, thread);
-    log_info("sampling Java threads: engine=%s leader=%s period=%" PRIu64 " %s%s, signal %d, samples to %s%s%s",
-             engine_name(), leader_name(), g_options.period, g_options.period_is_time ? "ns" : "events",
+    if (g_options.all_threads) {
+        if (!TaskWatcher::start(kRescanNs, arm_listed, Sampler::disarm_thread)) {
+            log_warn("cannot start the thread watcher: threads=all samples the threads running now only");
+        }
+    } else {
+        arm_existing_threads(jvmti, jni, thread);
+    }
+    log_info("sampling %s threads: engine=%s leader=%s period=%" PRIu64 " %s%s, signal %d, samples to %s%s%s",
+             g_options.all_threads ? "all" : "Java", engine_name(), leader_name(), g_options.period,
+             g_options.period_is_time ? "ns" : "events",
              g_exclude_kernel ? " (user space only)" : "", g_options.signal, g_writer.path().c_str(),
              g_options.biased ? ", biased (no ucontext: stacks of threads in native code only)" : "",
              g_options.dry_run ? ", dry-run (no requests)" : "");

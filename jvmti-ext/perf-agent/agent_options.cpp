@@ -98,7 +98,7 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
     *out = AgentOptions();
     bool seen_event = false, seen_interval = false, seen_period = false, seen_engine = false;
     bool seen_out = false, seen_signal = false, seen_log = false, seen_biased = false;
-    bool seen_dry_run = false, seen_action = false;
+    bool seen_dry_run = false, seen_action = false, seen_threads = false;
     uint64_t interval_ns = 0, period = 0;
     std::string interval_option = "interval=", period_option = "period=", event_option = "event=";
     std::string all = text == nullptr ? "" : text;
@@ -165,6 +165,11 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
                                        "; use SIGPROF (" + std::to_string(SIGPROF) + ") or a real-time signal");
             }
             out->signal = int(signal);
+        } else if (name == "threads") {
+            seen = &seen_threads;
+            if (value == "java") out->all_threads = false;
+            else if (value == "all") out->all_threads = true;
+            else return fail(error, "bad option '" + option + "': expected threads=java or threads=all");
         } else if (name == "log") {
             seen = &seen_log;
             if (value == "off") out->log_level = LogLevel::kOff;
@@ -174,8 +179,8 @@ bool parse_agent_options(const char* text, AgentOptions* out, std::string* error
             else return fail(error, "bad option '" + option + "': expected log=off, warn, info or debug");
         } else {
             return fail(error, "unknown option '" + option +
-                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, log, biased, "
-                                   "dry-run, start, stop)");
+                                   "' (known: event, interval, period, out, engine, cpu-timer, signal, threads, log, "
+                                   "biased, dry-run, start, stop)");
         }
         if (*seen) return fail(error, "bad option '" + option + "': '" + name + "' given twice");
         *seen = true;

@@ -36,6 +36,8 @@ struct AgentOptions {
     // stands in for RequestStackTrace): the baseline that isolates stackreq's own cost.
     bool dry_run = false;
     AgentAction action = AgentAction::kStart;
+    // "threads=all": every thread of the process (task_watcher.h), not only the Java threads.
+    bool all_threads = false;
 };
 
 // Parses text (null or empty = all defaults). On error returns false and sets *error to one

@@ -10,28 +10,35 @@
 
 namespace stackreq_perf {
 
-std::vector<TaskComm> list_own_tasks() {
-    std::vector<TaskComm> tasks;
+std::vector<pid_t> list_own_tids() {
+    std::vector<pid_t> tids;
     DIR* directory = opendir("/proc/self/task");
-    if (directory == nullptr) return tasks;
+    if (directory == nullptr) return tids;
     while (dirent* entry = readdir(directory)) {
         char* end = nullptr;
         long tid = strtol(entry->d_name, &end, 10);
-        if (tid <= 0 || *end != '\0') continue;
+        if (tid > 0 && *end == '\0') tids.push_back(pid_t(tid));
+    }
+    closedir(directory);
+    return tids;
+}
+
+std::vector<TaskComm> list_own_tasks() {
+    std::vector<TaskComm> tasks;
+    for (pid_t tid : list_own_tids()) {
         char path[64];
-        snprintf(path, sizeof(path), "/proc/self/task/%ld/comm", tid);
+        snprintf(path, sizeof(path), "/proc/self/task/%d/comm", int(tid));
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) continue;  // the thread ended meanwhile
         TaskComm task;
         memset(&task, 0, sizeof(task));
-        task.tid = pid_t(tid);
+        task.tid = tid;
         ssize_t length = read(fd, task.comm, sizeof(task.comm) - 1);
         close(fd);
         if (length <= 0) continue;
         if (task.comm[length - 1] == '\n') task.comm[length - 1] = '\0';
         tasks.push_back(task);
     }
-    closedir(directory);
     return tasks;
 }
 

@@ -15,6 +15,9 @@ struct TaskComm {
     char comm[16];
 };
 
+// The tids of this process's threads, in /proc/self/task order. Normal context.
+std::vector<pid_t> list_own_tids();
+
 // The threads of this process with their names. Normal context.
 std::vector<TaskComm> list_own_tasks();
 

@@ -13,6 +13,7 @@
 #include "code_pages.h"
 #include "emitter.h"
 #include "extension_functions.h"
+#include "internal_threads.h"
 #include "jfr_bridge.h"
 #include "jfr_exclusion.h"
 #include "latency_histogram.h"
@@ -137,6 +138,9 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
         Log::warn("%s: only the frames of the top physical frame get a frame type", walk_error.c_str());
     } else if (!PhysicalWalk::init(jni, thread, &walk_error)) {
         Log::warn("%s: the frames of threads in the VM or in native code get no frame type", walk_error.c_str());
+    }
+    if (state.options.native_frames && !InternalThreads::init(jni, thread, &walk_error)) {
+        Log::warn("%s: the stacks of the JVM's own threads are read through the kernel", walk_error.c_str());
     }
     register_thread(jvmti, jni, thread);
     if (attached) adopt_running_threads(jvmti, jni, thread);

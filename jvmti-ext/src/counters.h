@@ -28,6 +28,10 @@ namespace stackreq {
       "Requests suppressed by the throttle setting")                                           \
     X(recovered, "recovered", false, "Recovered",                                              \
       "Walks that failed in a stub and succeeded from the Java caller")                        \
+    X(internal_thread, "internalThread", false, "Internal Thread",                             \
+      "native=on: accepted requests from threads JVMTI does not show, native stack only")      \
+    X(kernel_read, "kernelRead", false, "Read Through The Kernel",                             \
+      "Internal-thread requests whose stack HotSpot did not know, read with process_vm_readv") \
     X(rejected_wrong_phase, "rejectedWrongPhase", true, "Rejected: Wrong Phase",               \
       "Requests answered JVMTI_ERROR_WRONG_PHASE")                                             \
     X(rejected_not_available, "rejectedNotAvailable", true, "Rejected: Not Available",         \

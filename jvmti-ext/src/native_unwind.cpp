@@ -1,5 +1,8 @@
 #include "native_unwind.h"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include "native_libraries.h"
 #include "stub_code.h"
 
@@ -11,8 +14,13 @@ bool read_word(const StackBounds& stack, uintptr_t address, uintptr_t* out) {
     if (address % sizeof(uintptr_t) != 0 || address < stack.low || address > stack.high - sizeof(uintptr_t)) {
         return false;
     }
-    *out = *reinterpret_cast<const uintptr_t*>(address);
-    return true;
+    if (!stack.through_kernel) {
+        *out = *reinterpret_cast<const uintptr_t*>(address);
+        return true;
+    }
+    iovec local{out, sizeof(uintptr_t)};
+    iovec remote{reinterpret_cast<void*>(address), sizeof(uintptr_t)};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof(uintptr_t));
 }
 
 // One frame up from registers, whose pc is in range. A return address is looked up at pc - 1:

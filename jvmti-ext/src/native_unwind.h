@@ -3,8 +3,9 @@
 // Java walk starts at). Frames are unwound with the object's call-frame rows where it has them
 // (eh_frame.h: code built without frame pointers, prologues, epilogues) and with the frame
 // pointer chain elsewhere. Only raw PCs are recorded; the emitter names them
-// (native_symbols.h). Every stack read is an aligned word inside the thread's usable stack
-// (below its guard zones), and the rows are stackreq's own arrays: nothing here can fault.
+// (native_symbols.h). Every stack read is an aligned word inside the given bounds: directly when
+// they are the thread's usable stack (above its guard zones), through the kernel when the stack
+// is not known (internal_threads.h); the rows are stackreq's own arrays: nothing here can fault.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +18,11 @@ namespace stackreq {
 constexpr uint32_t kMaxNativeFrames = 64;
 
 struct StackBounds {
-    uintptr_t low;   // lowest readable address
+    uintptr_t low;   // lowest address read
     uintptr_t high;  // one past the highest
+    // Each word is read with process_vm_readv, which fails where a plain read would fault: for
+    // bounds that are not known to be mapped.
+    bool through_kernel = false;
 };
 
 class NativeUnwinder {

@@ -82,6 +82,12 @@ int32_t PhysicalWalk::walk(const ThreadSlotView& thread, const Registers& top, u
     return walk_from(thread, last, pcs, max);
 }
 
+bool PhysicalWalk::without_java_frames(const ThreadSlotView& thread) {
+    if (!g_anchor_known.load(std::memory_order_acquire) || thread.jni == nullptr) return false;
+    const uintptr_t java_thread = reinterpret_cast<uintptr_t>(thread.jni) - static_cast<uintptr_t>(g_jni_in_thread);
+    return *reinterpret_cast<const volatile uintptr_t*>(java_thread + g_thread_anchor + g_last_sp) == 0;
+}
+
 // The anchor is the calling thread's own: no other thread writes it, and its stack pointer is
 // set after the PC and the frame pointer and cleared before them, so a non-zero one comes
 // with the others of the same frame.

@@ -46,6 +46,10 @@ public:
     // JavaThread, found from its JNIEnv.
     static int32_t walk(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
                         bool* from_anchor);
+    // Async-signal-safe, for the calling thread when it is not in Java code: its frame anchor holds
+    // no last Java frame, i.e. it has no Java frame at all (a native thread attached to the VM).
+    // False when the anchor's place is not known.
+    static bool without_java_frames(const ThreadSlotView& thread);
     static void reset_for_test();
 
 private:

@@ -1,7 +1,10 @@
 // RequestStackTrace, Enable and Disable: stackreq's implementation of the JEP's functions.
 // The thread == NULL path runs in signal handlers: atomics, the preallocated ring, the
-// lock-free thread registry, AsyncGetCallTrace and the physical walk (physical_walk.h) only.
+// lock-free thread registry, AsyncGetCallTrace and the physical walk (physical_walk.h) only;
+// with native=on also the native unwinder, from threads JVMTI does not show too.
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <set>
@@ -10,6 +13,7 @@
 #include "arch.h"
 #include "counters.h"
 #include "emitter.h"
+#include "internal_threads.h"
 #include "latency_histogram.h"
 #include "native_unwind.h"
 #include "physical_walk.h"
@@ -107,6 +111,33 @@ uint32_t capture_native_frames(AgentState& state, const ThreadSlotView& thread, 
     return state.ring.max_depth() - slot->native_count;
 }
 
+// native=on, an unbiased request from a thread the registry does not hold (internal_threads.h):
+// the event has the native frames from the signal's registers and the OS thread.
+jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user_data, uint64_t entered) {
+    jvmtiError result = JVMTI_ERROR_NONE;
+    RequestSlot* slot = admit_and_claim(state, user_data, &result);
+    if (slot == nullptr) return result;
+    Counters::add(Counter::internal_thread);
+    slot->thread_ref = nullptr;
+    slot->tid = static_cast<int32_t>(syscall(SYS_gettid));
+    slot->event.thread_id = 0;
+    slot->kind = RequestKind::kInternal;
+    slot->frame_count = 0;
+    slot->top_pc = 0;
+    slot->physical_count = 0;
+    slot->physical_from_anchor = false;
+    const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
+    const Registers at_signal = read_registers(ucontext);
+    StackBounds stack{};
+    if (!InternalThreads::current_stack(at_signal.sp, &stack)) Counters::add(Counter::kernel_read);
+    slot->native_count = NativeUnwinder::unwind(stack, at_signal, slot->native_pcs, state.ring.native_depth());
+    const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
+    slot->truncated = slot->native_count == state.ring.native_depth();
+    state.ring.publish(slot);
+    if (state.measure_latency) record_latency(entered, walk_cycles, 0);
+    return JVMTI_ERROR_NONE;
+}
+
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
@@ -114,6 +145,9 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (!ThreadRegistry::find_current(&thread, &tid)) {
         if (ThreadRegistry::current_has_ended()) {
             return reject(Counter::rejected_thread_not_alive, JVMTI_ERROR_THREAD_NOT_ALIVE);
+        }
+        if (state.ring.native_depth() > 0 && ucontext != nullptr) {
+            return request_internal_thread(state, ucontext, user_data, entered);
         }
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
@@ -149,6 +183,13 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     Registers top{};
     slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
                                           state.measure_latency ? &first_walk_cycles : nullptr);
+    // AsyncGetCallTrace answers "unknown, not Java" for a thread in C code that has no Java frame at
+    // all (a native thread attached to the VM) as for one whose frames it cannot walk; the anchor
+    // tells them apart, and the first's native frames are its whole stack (SlotResolver::resolve).
+    if (slot->native_count > 0 && slot->frame_count == kWalkUnknownNotJava &&
+        PhysicalWalk::without_java_frames(thread)) {
+        slot->frame_count = kWalkNoJavaFrames;
+    }
     slot->top_pc = top.pc;
     slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
                                                                       static_cast<int32_t>(state.ring.max_depth()),

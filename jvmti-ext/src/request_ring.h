@@ -32,14 +32,15 @@ static_assert(sizeof(CallFrame) == 16 && offsetof(CallFrame, method) == 8, "Asyn
 enum class RequestKind : uint8_t {
     kWalked = 0,      // frames captured by AsyncGetCallTrace at the request, from the signal's ucontext
     kBiasedSelf = 1,  // ucontext == NULL: frames captured the same way, from the request's own registers
-    kBiasedOther = 2  // thread given: emitter takes the stack of `thread_ref`
+    kBiasedOther = 2,  // thread given: emitter takes the stack of `thread_ref`
+    kInternal = 3      // native=on, a thread JVMTI does not show (internal_threads.h): native frames only
 };
 
 struct RequestSlot {
     std::atomic<uint64_t> sequence;
     StackTraceRequestEvent event;  // the request sets start_ticks and user_data, the emitter the rest
     jobject thread_ref;   // global reference for kBiasedOther, else null
-    int32_t tid;
+    int32_t tid;          // kWalked, kBiasedSelf: the registered thread's; kInternal: gettid's
     int32_t frame_count;  // > 0 frames; <= 0 the AsyncGetCallTrace error
     RequestKind kind;
     bool truncated;

@@ -2,6 +2,7 @@
 
 #include "agent_state.h"
 #include "frame_typer.h"
+#include "stack_walker.h"
 #include "thread_directory.h"
 #include "virtual_threads.h"
 
@@ -89,7 +90,7 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
     event.thread_id = 0;
     event.stack_trace_id = 0;
     event.failed = true;
-    event.biased = slot.kind != RequestKind::kWalked;
+    event.biased = slot.kind != RequestKind::kWalked && slot.kind != RequestKind::kInternal;
     ThreadDirectory& threads = agent().threads;
     methods_.set_jni(jni);
     frames_.clear();
@@ -117,7 +118,17 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
                     walked_stacks_.remember(slot.frames, slot.frame_count, truncated, event.stack_trace_id);
                 }
                 captured = true;
+            } else if (slot.frame_count == kWalkNoJavaFrames && slot.native_count > 0) {
+                // A Java thread without a Java frame (a native thread attached to the VM, in C code):
+                // its native frames are its whole stack.
+                append_native_frames(slot);
+                captured = true;
             }
+            break;
+        case RequestKind::kInternal:
+            event.thread_id = threads.key_for_internal_thread(slot.tid);
+            append_native_frames(slot);
+            captured = slot.native_count > 0;
             break;
         case RequestKind::kBiasedOther:
             event.thread_id = threads.key_for_object(jvmti_, jni, slot.thread_ref);

@@ -1,5 +1,8 @@
 #include "thread_directory.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace stackreq {
 
 uint64_t ThreadDirectory::add_locked(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, int32_t tid, uint64_t key) {
@@ -113,6 +116,40 @@ uint64_t ThreadDirectory::key_for_tid(int32_t tid) {
     std::lock_guard<std::mutex> guard(mutex_);
     auto found = by_tid_.find(tid);
     return found == by_tid_.end() ? 0 : found->second;
+}
+
+namespace {
+
+// The kernel's name of one of this process's threads, "" when it has ended.
+std::string os_thread_name(int32_t tid) {
+    const std::string path = "/proc/self/task/" + std::to_string(tid) + "/comm";
+    char name[32];
+    ssize_t length = -1;
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        length = read(fd, name, sizeof(name));
+        close(fd);
+    }
+    if (length <= 0) return std::string();
+    if (name[length - 1] == '\n') length--;
+    return std::string(name, static_cast<size_t>(length));
+}
+
+}  // namespace
+
+uint64_t ThreadDirectory::key_for_internal_thread(int32_t tid) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto found = internal_by_tid_.find(tid);
+    if (found != internal_by_tid_.end()) return found->second;
+    Known known;
+    known.entry.id = next_key_++;
+    known.entry.os_thread_id = tid;
+    known.entry.java_thread_id = 0;
+    known.entry.os_name = os_thread_name(tid);
+    known.ref = nullptr;
+    threads_.emplace(known.entry.id, known);
+    internal_by_tid_[tid] = known.entry.id;
+    return known.entry.id;
 }
 
 const ThreadDirectory::Known* ThreadDirectory::find_object_locked(JNIEnv* jni, jobject thread) const {

@@ -25,6 +25,11 @@ public:
 
     // Key of the newest thread that had this tid; 0 when unknown.
     uint64_t key_for_tid(int32_t tid);
+    // Key of a thread JVMTI does not show (internal_threads.h), registered at its first request
+    // as JFR writes the JVM's own threads: the OS name (/proc/self/task/<tid>/comm) and tid, no
+    // Java name or id. Kept for the agent's life (the JVM seldom ends its own threads); a tid
+    // that another such thread reuses keeps the first one's name.
+    uint64_t key_for_internal_thread(int32_t tid);
     // Key of the thread object; registers it (tid 0) when unknown. Returns 0 on failure.
     uint64_t key_for_object(jvmtiEnv* jvmti, JNIEnv* jni, jobject thread);
     // A virtual thread mounting (on its carrier): its key, registered when new.
@@ -61,6 +66,7 @@ private:
     const Known* find_object_locked(JNIEnv* jni, jobject thread) const;
 
     std::unordered_map<int32_t, uint64_t> by_tid_;
+    std::unordered_map<int32_t, uint64_t> internal_by_tid_;
     std::unordered_map<uint64_t, Known> threads_;  // by key
     uint64_t next_key_ = 1;
     uint64_t ends_ = 0;

@@ -10,8 +10,6 @@ ThreadRegistry::Slot ThreadRegistry::slots_[ThreadRegistry::kCapacity];
 std::atomic<bool> ThreadRegistry::adopted_{false};
 
 namespace {
-constexpr uintptr_t kGuardMargin = 64 * 1024;
-
 // initial-exec: a plain %fs-relative load, never the lazy allocation of __tls_get_addr, so a
 // signal handler may read it. The tid beside the pointer detects a slot reused by another thread;
 // ended is set by the thread's own ThreadEnd, until a JNI AttachCurrentThread starts it again.
@@ -29,13 +27,12 @@ uint32_t hash_tid(int32_t tid) {
     return (static_cast<uint32_t>(tid) * 2654435761u) & (ThreadRegistry::kCapacity - 1);
 }
 
-// HotSpot keeps its reserved/yellow/red zones at the low end of a Java thread's stack
-// PROT_NONE (16 KiB with the defaults); nothing below low + margin is ever read.
+// Nothing below low + the guard margin is ever read (ThreadRegistry::kGuardMargin).
 void usable_stack(uintptr_t address, size_t size, uintptr_t* low, uintptr_t* high) {
     *low = 0;
     *high = 0;
-    if (size <= kGuardMargin) return;
-    *low = address + kGuardMargin;
+    if (size <= ThreadRegistry::kGuardMargin) return;
+    *low = address + ThreadRegistry::kGuardMargin;
     *high = address + size;
 }
 

@@ -33,6 +33,9 @@ struct ThreadSlotView {
 class ThreadRegistry {
 public:
     static constexpr uint32_t kCapacity = 1u << 15;
+    // HotSpot keeps a Java thread's reserved, yellow and red zones PROT_NONE at the low end of its
+    // stack (16 KiB with the defaults): no walk reads below its lowest address plus this margin.
+    static constexpr uintptr_t kGuardMargin = 64 * 1024;
 
     // Normal context. Registers the calling thread (tid from gettid). Returns false when full.
     static bool add_current(JNIEnv* jni);

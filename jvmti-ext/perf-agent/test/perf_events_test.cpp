@@ -26,6 +26,7 @@
 #include "sample_ring.h"
 #include "sample_writer.h"
 #include "sampler.h"
+#include "task_watcher.h"
 #include "thread_table.h"
 
 using namespace stackreq_perf;
@@ -209,7 +210,11 @@ void test_options() {
         CHECK(!options.biased);
         CHECK(!options.dry_run);
         CHECK(options.action == AgentAction::kStart);
+        CHECK(!options.all_threads);
     }
+    CHECK(parse_ok("threads=all").all_threads && !parse_ok("threads=java").all_threads);
+    expect_error("threads=some", "'threads=some'");
+    expect_error("threads=all,threads=java", "given twice");
     CHECK(parse_ok("stop").action == AgentAction::kStop);
     CHECK(parse_ok("start,event=page-faults,out=/tmp/y.jsonl").action == AgentAction::kStart);
     expect_error("stop,out=/tmp/y.jsonl", "'stop' takes no other option");
@@ -404,6 +409,41 @@ void test_comm_matching() {
     pthread_setname_np(pthread_self(), "perf-test-main");
     std::vector<TaskComm> own = list_own_tasks();
     CHECK(unique_task_for(own, "perf-test-main") == current_tid());
+}
+
+std::set<pid_t> g_armed_tids;
+std::set<pid_t> g_disarmed_tids;
+void record_arm(pid_t tid) { g_armed_tids.insert(tid); }
+void record_disarm(pid_t tid) { g_disarmed_tids.insert(tid); }
+
+// threads=all: a rescan arms the threads that appeared since the last one and disarms those gone.
+void test_task_watcher() {
+    std::vector<pid_t> known;
+    TaskWatcher::rescan(&known, record_arm, record_disarm);
+    CHECK(g_armed_tids.count(current_tid()) == 1 && g_disarmed_tids.empty());
+    CHECK(std::is_sorted(known.begin(), known.end()) && known.size() == g_armed_tids.size());
+    std::atomic<pid_t> worker_tid{0};
+    std::atomic<bool> release{false};
+    std::thread worker([&] {
+        worker_tid.store(current_tid());
+        while (!release.load()) std::this_thread::yield();
+    });
+    while (worker_tid.load() == 0) std::this_thread::yield();
+    g_armed_tids.clear();
+    TaskWatcher::rescan(&known, record_arm, record_disarm);
+    CHECK(g_armed_tids == std::set<pid_t>{worker_tid.load()} && g_disarmed_tids.empty());
+    release.store(true);
+    worker.join();
+    g_armed_tids.clear();
+    TaskWatcher::rescan(&known, record_arm, record_disarm);
+    CHECK(g_armed_tids.empty() && g_disarmed_tids == std::set<pid_t>{worker_tid.load()});
+    CHECK(std::find(known.begin(), known.end(), worker_tid.load()) == known.end());
+    // start() rescans once before it returns, then on its own thread until stop() (which waits for
+    // it: the sets are read after).
+    g_armed_tids.clear();
+    CHECK(TaskWatcher::start(1000000, record_arm, record_disarm));
+    TaskWatcher::stop();
+    CHECK(g_armed_tids.count(current_tid()) == 1);
 }
 
 // --- real signals -------------------------------------------------------------------------
@@ -651,6 +691,7 @@ int main() {
     test_ring();
     test_thread_table();
     test_comm_matching();
+    test_task_watcher();
     test_probe_failure_message();
 
     struct sigaction previous;

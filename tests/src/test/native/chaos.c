@@ -22,6 +22,13 @@
  * after this agent's VMDeath prints a line "chaos: after VMDeath ..." on stderr), guard=avoid|only
  * (fuzzed SP/FP kept out of, or put into, the lowest 64 KiB of the thread's stack),
  * mutate=pc+sp+fp (the registers fuzzing may change; default all three), sweep=N (see g_sweep).
+ *
+ * Targets need not be Java threads: registerInternalThreads() makes the JVM's own threads (GC
+ * workers, the VM thread, the JIT compilers) targets, startNativeSpinners(N, A) starts N native
+ * threads that never attach to the VM and A that attach (as chaos-attached, a Java thread with no
+ * Java frame), all computing in C until stopNativeSpinners(). The SP and FP of the JVM's threads and
+ * of the unattached ones are mutated anywhere (no Java guard zone is theirs to avoid, as far as this
+ * agent knows); an attached thread avoids its guard zones as a Java thread does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,9 +37,11 @@
 #include <jvmti.h>
 #include <pthread.h>
 #include <signal.h>
+#include <dirent.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -50,6 +59,7 @@
 #define MAX_TARGETS 4096
 #define MAX_PACERS 64
 
+static JavaVM *g_vm;
 static jvmtiEnv *g_jvmti;
 static stackreq_RequestStackTrace g_request;
 static stackreq_EnableRequestStackTrace g_enable;
@@ -82,6 +92,7 @@ static atomic_long g_after_death_requests;
 static atomic_int g_targets[MAX_TARGETS]; /* tids; 0 = free */
 static uintptr_t g_target_stack_low[MAX_TARGETS];  /* stack of each target, set before its tid */
 static uintptr_t g_target_stack_high[MAX_TARGETS];
+static int g_target_internal[MAX_TARGETS]; /* a thread JVMTI does not show: SP and FP mutated anywhere */
 static atomic_int g_target_high;          /* slots in use are below this */
 static atomic_uint g_cursor;
 static atomic_int g_pacers_running;
@@ -165,14 +176,17 @@ static void record(long id, jvmtiError rc, uint16_t mutation, int after_death) {
     }
 }
 
-/* Stack bounds of the calling thread, when it registered as a target; async-signal-safe. */
-static int own_stack(uintptr_t *low, uintptr_t *high) {
+/* Stack bounds of the calling thread, when it registered as a target; async-signal-safe.
+ * *internal: it registered as a thread JVMTI does not show. */
+static int own_stack(uintptr_t *low, uintptr_t *high, int *internal) {
     int tid = (int)agent_current_tid();
     int count = atomic_load(&g_target_high);
+    *internal = 0;
     for (int i = 0; i < count; i++) {
         if (atomic_load_explicit(&g_targets[i], memory_order_acquire) == tid) {
             *low = g_target_stack_low[i];
             *high = g_target_stack_high[i];
+            *internal = g_target_internal[i];
             return *low != 0;
         }
     }
@@ -187,7 +201,8 @@ static void fuzzed_request(ucontext_t *real, long id) {
     uint64_t r = mix(g_seed ^ (uint64_t)id);
     int kinds[3];
     uintptr_t low = 0, high = 0;
-    int bounds = own_stack(&low, &high);
+    int internal = 0;
+    int bounds = own_stack(&low, &high, &internal);
     if (g_guard_only && bounds) {
         greg_t *gregs = copy.uc_mcontext.gregs;
         gregs[REG_RSP] = (greg_t)(low + (mix(r + 2) % (GUARD_ZONE_BYTES / 8)) * 8);
@@ -218,11 +233,11 @@ static void fuzzed_request(ucontext_t *real, long id) {
     gregs[REG_RIP] = (greg_t)mutate((uint64_t)gregs[REG_RIP], kinds[0], mix(r + 1));
     uint64_t sp = mutate((uint64_t)gregs[REG_RSP], kinds[1], mix(r + 2));
     uint64_t fp = mutate((uint64_t)gregs[REG_RBP], kinds[2], mix(r + 3));
-    if (!bounds || in_guard_margin(sp, low)) {
+    if (!internal && (!bounds || in_guard_margin(sp, low))) {
         sp = (uint64_t)gregs[REG_RSP];
         kinds[1] = KEEP;
     }
-    if (!bounds || in_guard_margin(fp, low)) {
+    if (!internal && (!bounds || in_guard_margin(fp, low))) {
         fp = (uint64_t)gregs[REG_RBP];
         kinds[2] = KEEP;
     }
@@ -477,6 +492,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni) {
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
     if (!agent_parse_options("chaos", options, accept_option)) return JNI_ERR;
+    g_vm = vm;
     if ((*vm)->GetEnv(vm, (void **)&g_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         fprintf(stderr, "chaos: no JVMTI\n");
         return JNI_ERR;
@@ -522,25 +538,27 @@ NATIVE(jint, currentTid) {
     return (jint)agent_current_tid();
 }
 
-/* Makes the calling thread a target of the pacers; returns its OS tid, or -1 when full. */
-NATIVE(jint, register) {
-    int tid = (int)agent_current_tid();
-    uintptr_t low = 0, high = 0;
+/* The calling thread's stack mapping, or 0 and 0. */
+static void own_stack_bounds(uintptr_t *low, uintptr_t *high) {
     pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        void *address = NULL;
-        size_t size = 0;
-        if (pthread_attr_getstack(&attr, &address, &size) == 0) {
-            low = (uintptr_t)address;
-            high = low + size;
-        }
-        pthread_attr_destroy(&attr);
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    void *address = NULL;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &address, &size) == 0) {
+        *low = (uintptr_t)address;
+        *high = *low + size;
     }
+    pthread_attr_destroy(&attr);
+}
+
+/* Makes tid a target of the pacers; returns tid, or -1 when full. */
+static int add_target(int tid, uintptr_t low, uintptr_t high, int internal) {
     for (int i = 0; i < MAX_TARGETS; i++) {
         int expected = 0;
         if (!atomic_compare_exchange_strong(&g_targets[i], &expected, -1)) continue; /* claimed */
         g_target_stack_low[i] = low;
         g_target_stack_high[i] = high;
+        g_target_internal[i] = internal;
         atomic_store_explicit(&g_targets[i], tid, memory_order_release);
         int top = atomic_load(&g_target_high);
         while (top < i + 1 && !atomic_compare_exchange_weak(&g_target_high, &top, i + 1)) {
@@ -550,13 +568,111 @@ NATIVE(jint, register) {
     return -1;
 }
 
-NATIVE(void, unregister) {
-    int tid = (int)agent_current_tid();
+static void remove_target(int tid) {
     int high = atomic_load(&g_target_high);
     for (int i = 0; i < high; i++) {
         int expected = tid;
         if (atomic_compare_exchange_strong(&g_targets[i], &expected, 0)) return;
     }
+}
+
+/* Makes the calling thread a target of the pacers; returns its OS tid, or -1 when full. */
+NATIVE(jint, register) {
+    int tid = (int)agent_current_tid();
+    uintptr_t low = 0, high = 0;
+    own_stack_bounds(&low, &high);
+    return add_target(tid, low, high, 0);
+}
+
+NATIVE(void, unregister) { remove_target((int)agent_current_tid()); }
+
+/* The JVM's own threads as HotSpot names them (Linux keeps 15 bytes of a name). */
+static int is_jvm_internal_name(const char *comm) {
+    static const char *const prefixes[] = {"GC Thread#", "G1 ", "VM Thread", "C1 CompilerThre", "C2 CompilerThre"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        if (strncmp(comm, prefixes[i], strlen(prefixes[i])) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Makes every JVM-internal thread running now a target; returns how many. */
+NATIVE(jint, registerInternalThreads) {
+    DIR *tasks = opendir("/proc/self/task");
+    if (tasks == NULL) return 0;
+    int added = 0;
+    struct dirent *entry;
+    while ((entry = readdir(tasks)) != NULL) {
+        int tid = atoi(entry->d_name);
+        if (tid <= 0) continue;
+        char path[64], comm[32] = {0};
+        snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t length = read(fd, comm, sizeof(comm) - 1);
+        close(fd);
+        if (length > 0 && is_jvm_internal_name(comm) && add_target(tid, 0, 0, 1) > 0) added++;
+    }
+    closedir(tasks);
+    return added;
+}
+
+/* ---- native spinners: threads the VM never sees ---- */
+
+#define MAX_SPINNERS 8
+static pthread_t g_spinners[MAX_SPINNERS];
+static int g_spinner_count;
+static atomic_int g_spinning;
+static atomic_ulong g_spin_sink;
+
+static __attribute__((noinline)) unsigned long spin_leaf(unsigned long x) {
+    for (int i = 0; i < 1000; i++) x = x * 6364136223846793005UL + 1442695040888963407UL;
+    return x;
+}
+
+static __attribute__((noinline)) unsigned long spin_middle(unsigned long x) { return spin_leaf(x) ^ spin_leaf(x + 1); }
+
+/* arg non-null: attach to the VM first (a Java thread without Java frames). */
+static void *spinner_main(void *arg) {
+    int tid = (int)agent_current_tid();
+    JNIEnv *jni = NULL;
+    if (arg != NULL) {
+        JavaVMAttachArgs attach = {JNI_VERSION_1_6, "chaos-attached", NULL};
+        if ((*g_vm)->AttachCurrentThreadAsDaemon(g_vm, (void **)&jni, &attach) != JNI_OK) return NULL;
+        uintptr_t low = 0, high = 0;
+        own_stack_bounds(&low, &high);
+        add_target(tid, low, high, 0);
+    } else {
+        pthread_setname_np(pthread_self(), "chaos-spinner");
+        add_target(tid, 0, 0, 1);
+    }
+    unsigned long x = (unsigned long)tid;
+    while (atomic_load(&g_spinning)) x = spin_middle(x);
+    atomic_fetch_add(&g_spin_sink, x);
+    remove_target(tid);
+    if (jni != NULL) (*g_vm)->DetachCurrentThread(g_vm);
+    return NULL;
+}
+
+/* Starts unattached + attached native threads, each a target until stopNativeSpinners; 0 or an
+ * errno value. */
+NATIVE(jint, startNativeSpinners, jint unattached, jint attached) {
+    if (unattached < 0 || attached < 0 || unattached + attached > MAX_SPINNERS || g_spinner_count != 0) {
+        return EINVAL;
+    }
+    atomic_store(&g_spinning, 1);
+    static int attach_flag = 1;
+    for (int i = 0; i < unattached + attached; i++) {
+        int result = pthread_create(&g_spinners[i], NULL, spinner_main, i < unattached ? NULL : &attach_flag);
+        if (result != 0) return result;
+        g_spinner_count++;
+    }
+    return 0;
+}
+
+NATIVE(void, stopNativeSpinners) {
+    atomic_store(&g_spinning, 0);
+    for (int i = 0; i < g_spinner_count; i++) pthread_join(g_spinners[i], NULL);
+    g_spinner_count = 0;
 }
 
 NATIVE(jint, startPacers, jint pacers, jint hz, jint per_signal) {

@@ -66,6 +66,12 @@ final class ProfileCommand implements Callable<Integer> {
                     + "native=on); with --pid only when libstackreq is not loaded yet")
     boolean nativeFrames;
 
+    @Option(names = "--all-threads",
+            description = "Sample every thread of the JVM, as perf record -p does: its own (GC workers, JIT "
+                    + "compilers, VM thread) and native ones too, not only the Java threads; with --native their "
+                    + "events carry their native stacks (without it they are rejected and counted)")
+    boolean allThreads;
+
     @Option(names = "--pid", paramLabel = "PID",
             description = "Profile the running JVM with this process id instead of starting one")
     Long pid;
@@ -131,7 +137,7 @@ final class ProfileCommand implements Callable<Integer> {
         // default period for that event.
         String effectiveInterval = period == null && interval == null && leaderIsTimeEvent() ? "1ms" : interval;
         return new ProfileSettings(java, launch.agents(), engine, event,
-                effectiveInterval, period, output.path, javaArgs, nativeFrames);
+                effectiveInterval, period, output.path, javaArgs, nativeFrames, allThreads);
     }
 
     private boolean leaderIsTimeEvent() {

@@ -121,7 +121,8 @@ final class Profiling {
         for (FleetFormat format : formats) {
             format.write(stacks.get(), directory.resolve(format.fileName()), false);
         }
-        Report report = new ReportBuilder(Grouping.METHOD, REPORT_TOP).build(outcome, trees.tree(), trees.byThread());
+        Report report = new ReportBuilder(Grouping.METHOD, REPORT_TOP).build(outcome, trees.tree(), trees.byThread(),
+                trees.tallies());
         String text = new TextReportFormatter().format(report);
         try (BufferedWriter file = Analysis.newWriter(directory.resolve(REPORT))) {
             file.write(text);

@@ -33,7 +33,9 @@ final class ReportCommand implements Callable<Integer> {
             description = "What one row stands for (default: ${DEFAULT-VALUE})")
     Grouping by;
 
-    @Option(names = "--threads", description = "Also one table per thread")
+    @Option(names = "--threads", description = "Also the threads (name, OS id, Java or JVM-internal, samples, "
+            + "share; the JVM's own threads appear when sampled, e.g. profile --all-threads --native) and one "
+            + "table per thread")
     boolean threads;
 
     @Option(names = "--top", paramLabel = "N", defaultValue = "20",
@@ -58,6 +60,6 @@ final class ReportCommand implements Callable<Integer> {
         TreeBuilder trees = new TreeBuilder(by.frameKey(), false, threads);
         JoinOutcome outcome = JoinRunner.run(input.recording, input.samples, input.metric,
                 (recording, metric, header) -> List.of(trees));
-        return new ReportBuilder(by, top).build(outcome, trees.tree(), trees.byThread());
+        return new ReportBuilder(by, top).build(outcome, trees.tree(), trees.byThread(), trees.tallies());
     }
 }

@@ -256,14 +256,18 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
                 .putField("modifiers", 0).putField("hidden", false));
     }
 
-    /** @param javaThreadId the Java thread id, or null when the recording has none (written as -1) */
+    /**
+     * @param javaThreadId the Java thread id, or null when the recording has none (written as -1); 0 for
+     *                     a thread JVMTI does not show (the JVM's own, a native one), which has no Java
+     *                     name, as JFR writes them
+     */
     private TypedValue thread(String name, long tid, Long javaThreadId) {
         String threadName = name == null ? "tid " + tid : name;
         long javaId = javaThreadId == null ? -1 : javaThreadId;
         return threadValues.computeIfAbsent(threadName + '\0' + tid + '\0' + javaId, key -> threadType.asValue(
                 value -> value.putField("osName", threadName)
                         .putField("osThreadId", tid)
-                        .putField("javaName", threadName)
+                        .putField("javaName", javaId == 0 ? null : threadName)
                         .putField("javaThreadId", javaId)));
     }
 }

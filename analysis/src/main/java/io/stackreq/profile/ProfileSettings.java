@@ -16,14 +16,16 @@ import java.util.List;
  * @param output   directory for recording.jfr, samples.jsonl and the results
  * @param javaArgs the user's JVM options, main class and arguments (empty for a running JVM)
  * @param nativeFrames libstackreq's {@code native=on}: native frames above the Java ones
+ * @param allThreads   the perf agent's {@code threads=all}: every thread of the process, the JVM's
+ *                     own included, not only the Java threads
  */
 public record ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
-        Long period, Path output, List<String> javaArgs, boolean nativeFrames) {
+        Long period, Path output, List<String> javaArgs, boolean nativeFrames, boolean allThreads) {
 
-    /** Java frames only ({@code native=off}, libstackreq's default). */
+    /** Java frames only ({@code native=off}, libstackreq's default), Java threads only. */
     public ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
             Long period, Path output, List<String> javaArgs) {
-        this(java, agents, engine, events, interval, period, output, javaArgs, false);
+        this(java, agents, engine, events, interval, period, output, javaArgs, false, false);
     }
 
     public static final String RECORDING = "recording.jfr";
@@ -46,7 +48,7 @@ public record ProfileSettings(Path java, AgentDirectory agents, String engine, S
         return nativeFrames ? "native=on" : "";
     }
 
-    /** The perf agent's options: events or engine, period or interval, and the samples file. */
+    /** The perf agent's options: events or engine, period or interval, which threads, and the samples file. */
     public String perfAgentOptions() {
         StringBuilder perfOptions = new StringBuilder();
         if ("cpu-timer".equals(engine)) {
@@ -58,6 +60,9 @@ public record ProfileSettings(Path java, AgentDirectory agents, String engine, S
             perfOptions.append(",period=").append(period);
         } else if (interval != null) {
             perfOptions.append(",interval=").append(interval);
+        }
+        if (allThreads) {
+            perfOptions.append(",threads=all");
         }
         perfOptions.append(",out=").append(samples());
         return perfOptions.toString();

@@ -10,6 +10,7 @@ import java.util.Map;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.tree.CallTree;
 import io.stackreq.tree.CallTree.Node;
+import io.stackreq.tree.ThreadTally;
 
 /** Turns call trees into report rows: self and total per method, line or stack. */
 public final class ReportBuilder {
@@ -22,15 +23,18 @@ public final class ReportBuilder {
         this.top = top;
     }
 
-    public Report build(JoinOutcome outcome, CallTree all, Map<String, CallTree> byThread) {
+    /** @param tallies what the samples say of each thread of byThread (same keys) */
+    public Report build(JoinOutcome outcome, CallTree all, Map<String, CallTree> byThread,
+            Map<String, ThreadTally> tallies) {
         long totalWeight = all.root().total();
         List<ThreadReport> threads = null;
         if (!byThread.isEmpty()) {
             threads = new ArrayList<>();
             for (Map.Entry<String, CallTree> thread : byThread.entrySet()) {
                 long threadWeight = thread.getValue().root().total();
-                threads.add(new ThreadReport(thread.getKey(), threadWeight, percent(threadWeight, totalWeight),
-                        entries(thread.getValue(), totalWeight)));
+                ThreadTally tally = tallies.get(thread.getKey());
+                threads.add(new ThreadReport(thread.getKey(), tally.osThreadIds(), tally.kind(), tally.samples(),
+                        threadWeight, percent(threadWeight, totalWeight), entries(thread.getValue(), totalWeight)));
             }
             threads.sort(Comparator.comparingLong(ThreadReport::totalWeight).reversed()
                     .thenComparing(ThreadReport::thread));

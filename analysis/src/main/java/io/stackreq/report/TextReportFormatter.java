@@ -3,6 +3,7 @@ package io.stackreq.report;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /** The human-readable report: a table of entries, then the join quality. */
 public final class TextReportFormatter {
@@ -22,6 +23,7 @@ public final class TextReportFormatter {
         out.append('\n');
         table(out, report.entries(), report);
         if (report.threads() != null) {
+            threads(out, report);
             for (ThreadReport thread : report.threads()) {
                 out.append('\n').append("Thread ").append(thread.thread()).append(": ")
                         .append(pct(thread.totalPct())).append(" (").append(weight(thread.totalWeight(), report.unit()))
@@ -32,6 +34,20 @@ public final class TextReportFormatter {
         out.append('\n');
         quality(out, report);
         return out.toString();
+    }
+
+    /** One line per thread, by weight: share, weight, samples, OS ids, kind, name. */
+    private void threads(StringBuilder out, Report report) {
+        out.append('\n').append("Threads\n");
+        out.append(String.format(Locale.ROOT, "%8s %12s %9s %-12s %-12s  %s%n", "share", report.unit(), "samples",
+                "OS id", "kind", "thread"));
+        for (ThreadReport thread : report.threads()) {
+            String ids = thread.osThreadIds().isEmpty() ? "-"
+                    : thread.osThreadIds().stream().map(String::valueOf).collect(Collectors.joining(","));
+            out.append(String.format(Locale.ROOT, "%8s %12s %9s %-12s %-12s  %s%n", pct(thread.totalPct()),
+                    weight(thread.totalWeight(), report.unit()), count(thread.samples()), ids, thread.kind(),
+                    thread.thread()));
+        }
     }
 
     private void table(StringBuilder out, List<ReportEntry> entries, Report report) {

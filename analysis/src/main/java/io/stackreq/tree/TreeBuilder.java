@@ -17,6 +17,7 @@ public final class TreeBuilder implements JoinListener {
     private final CallTree all;
     private final boolean threadAsRootFrame;
     private final Map<String, CallTree> byThread;
+    private final Map<String, ThreadTally> tallies;
 
     /**
      * @param threadAsRootFrame put the thread name as the first frame of every stack (flame graphs
@@ -27,6 +28,7 @@ public final class TreeBuilder implements JoinListener {
         this.all = new CallTree(key);
         this.threadAsRootFrame = threadAsRootFrame;
         this.byThread = perThread ? new TreeMap<>() : null;
+        this.tallies = perThread ? new TreeMap<>() : null;
     }
 
     @Override
@@ -39,6 +41,7 @@ public final class TreeBuilder implements JoinListener {
         if (byThread != null) {
             byThread.computeIfAbsent(thread, t -> new CallTree(all.key()))
                     .add(null, joined.event().frames(), joined.weight());
+            tallies.computeIfAbsent(thread, t -> new ThreadTally()).add(joined);
         }
     }
 
@@ -49,6 +52,11 @@ public final class TreeBuilder implements JoinListener {
     /** Trees by thread name, sorted by name; empty unless built per thread. */
     public Map<String, CallTree> byThread() {
         return byThread == null ? Map.of() : byThread;
+    }
+
+    /** Samples, OS ids and kind by thread name, as {@link #byThread()}; empty unless built per thread. */
+    public Map<String, ThreadTally> tallies() {
+        return tallies == null ? Map.of() : tallies;
     }
 
     public static String threadName(JoinedSample joined) {

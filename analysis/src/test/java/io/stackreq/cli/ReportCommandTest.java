@@ -164,6 +164,32 @@ class ReportCommandTest extends ScenarioFixture {
         }
     }
 
+    /**
+     * The thread list: samples and OS ids from the sample file. The fixture's writer has no Java
+     * thread id in its thread type, so the kind is unknown (real recordings, where JVM-internal
+     * threads have Java id 0: ProfileAllThreadsTest in tests/).
+     */
+    @Test
+    void threadsOptionListsTheThreadsWithTheirSamplesAndOsIds() throws IOException {
+        JsonNode threads = jsonReport("--samples", scenario.samples, "--threads").path("threads");
+        assertEquals("main", threads.get(0).path("thread").asText());
+        assertEquals(12, threads.get(0).path("samples").asLong(), "samples 1-10, 14 and 16 are main's, matched");
+        assertEquals(1, threads.get(0).path("osThreadIds").size());
+        assertEquals(Scenario.MAIN_TID, threads.get(0).path("osThreadIds").get(0).asLong());
+        assertEquals("unknown", threads.get(0).path("kind").asText());
+        assertEquals(Scenario.WORKER_TID, threads.get(1).path("osThreadIds").get(0).asLong());
+        assertEquals(2, threads.get(1).path("samples").asLong());
+
+        JsonNode withoutSamples = jsonReport("--threads").path("threads");
+        assertEquals(0, withoutSamples.get(0).path("osThreadIds").size(), "no OS id without a sample file");
+        assertEquals(13, withoutSamples.get(0).path("samples").asLong(), "main's events 1-10 and 14-16 have a stack");
+
+        Cli.Result text = Cli.run("report", scenario.recording, "--samples", scenario.samples, "--threads");
+        assertEquals(0, text.exitCode(), text.err());
+        String row = text.out().lines().filter(line -> line.endsWith("  worker")).findFirst().orElseThrow();
+        assertTrue(row.matches("\\s+12\\.5%\\s+2\\.000 ms\\s+2 1020\\s+unknown\\s+worker"), row);
+    }
+
     @Test
     void withoutSamplesEveryEventWeighsOne() throws IOException {
         JsonNode report = jsonReport();

@@ -24,9 +24,19 @@ class ProfileSettingsTest {
     @Test
     void nativeFramesTurnOnLibstackreqsOption() {
         ProfileSettings settings = new ProfileSettings(Path.of("java"), AGENTS, "perf", "task-clock", "1ms", null,
-                Path.of("/out"), List.of("Main"), true);
+                Path.of("/out"), List.of("Main"), true, false);
         assertEquals("-agentpath:/n/libstackreq.so=native=on", settings.commandLine().get(1));
         assertEquals("native=on", settings.requestAgentOptions());
+    }
+
+    @Test
+    void allThreadsTurnOnThePerfAgentsThreadsAll() {
+        ProfileSettings settings = new ProfileSettings(Path.of("java"), AGENTS, "perf", "task-clock", "1ms", null,
+                Path.of("/out"), List.of("Main"), true, true);
+        assertEquals("event=task-clock,interval=1ms,threads=all,out=/out/samples.jsonl", settings.perfAgentOptions());
+        ProfileSettings javaOnly = new ProfileSettings(Path.of("java"), AGENTS, "perf", "task-clock", "1ms", null,
+                Path.of("/out"), List.of("Main"));
+        assertEquals("event=task-clock,interval=1ms,out=/out/samples.jsonl", javaOnly.perfAgentOptions());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.stackreq.reliability;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.stackreq.reliability.app.Chaos;
@@ -43,6 +45,11 @@ import org.junit.jupiter.api.io.TempDir;
  * stack; {@link #stackAndFramePointerInTheGuardZone} puts them there.
  */
 class FuzzedContextsTest {
+    /** The OS name of libchaos.so's native threads. */
+    private static final String SPINNER = "chaos-spinner";
+    /** The Java name of libchaos.so's native thread attached to the VM. */
+    private static final String ATTACHED = "chaos-attached";
+
     @TempDir
     Path dir;
 
@@ -70,6 +77,65 @@ class FuzzedContextsTest {
         assertTrue(fuzzed.controlsWalked() > 0,
                 () -> "no unmutated control request was walked: the harness does not deliver real contexts\n"
                         + fuzzed.breakdown);
+    }
+
+    /**
+     * Issue 13, acceptance 4: the mutated contexts, with {@code native=on}, also on threads JVMTI
+     * does not show: the JVM's own (GC workers, the VM thread, the JIT compilers: HotSpot knows
+     * their stacks) and two native threads the VM never sees (their stacks are read through the
+     * kernel). Every request there is accepted; its event has the requesting OS thread, no Java
+     * name and native frames only. A native thread attached to the VM (a Java thread with no Java
+     * frame, computing in C) gets its native frames as its stack.
+     */
+    @OnEachJdk
+    void fuzzedContextsOnThreadsJvmtiDoesNotShowWithNativeFrames(Jdk jdk) throws Exception {
+        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16, "native=on", true);
+        fuzzed.assertAccounted(Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY));
+        Map<String, Long> byName = fuzzed.scan.internalThreadEvents;
+        long spinners = byName.getOrDefault(SPINNER, 0L);
+        long jvmThreads = byName.entrySet().stream().filter(e -> !e.getKey().equals(SPINNER))
+                .mapToLong(Map.Entry::getValue).sum();
+        System.out.println("[fuzz " + jdk + "] threads JVMTI does not show: " + byName + "; statistics internalThread="
+                + fuzzed.scan.statistic("internalThread") + " kernelRead=" + fuzzed.scan.statistic("kernelRead"));
+        assertAll(
+                () -> assertTrue(spinners > 0, "no event from the native threads the VM never sees"),
+                () -> assertTrue(jvmThreads > 0, "no event from the JVM's own threads"),
+                () -> assertEquals(0, fuzzed.scan.internalWithJavaFrames,
+                        "events of threads JVMTI does not show with frames that are not Native"),
+                () -> assertEquals(spinners + jvmThreads, fuzzed.scan.statistic("internalThread"),
+                        "statistic internalThread"),
+                () -> assertTrue(fuzzed.scan.statistic("kernelRead") >= spinners,
+                        "every request of a native thread HotSpot does not know is read through the kernel"),
+                () -> assertTrue(fuzzed.scan.nativeOnlyStacks.getOrDefault(ATTACHED, 0L) > 0,
+                        () -> "no native stack for the attached native thread: " + fuzzed.scan.nativeOnlyStacks));
+    }
+
+    /**
+     * The same threads with {@code native=off}: their requests are refused exactly as before
+     * (UNATTACHED_THREAD, counted as rejectedOther) and have no event; the attached native thread's
+     * events have no stack, as before.
+     */
+    @OnEachJdk
+    void withNativeOffThreadsJvmtiDoesNotShowAreRefusedAsBefore(Jdk jdk) throws Exception {
+        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", 20_000, 16, "native=off", true);
+        fuzzed.assertAccounted(Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY, JvmtiError.UNATTACHED_THREAD));
+        long unattached = fuzzed.chaos.countWithRc(JvmtiError.UNATTACHED_THREAD);
+        long withEvent = 0;
+        for (long id = 1; id <= fuzzed.chaos.count(); id++) {
+            if (fuzzed.chaos.rc(id) == JvmtiError.UNATTACHED_THREAD && fuzzed.scan.events(id) != 0) {
+                withEvent++;
+            }
+        }
+        long refusedWithEvent = withEvent;
+        assertAll(
+                () -> assertTrue(unattached > 0, "no request from a thread JVMTI does not show was refused"),
+                () -> assertEquals(0, refusedWithEvent, "refused requests with an event"),
+                () -> assertEquals(unattached, fuzzed.scan.statistic("rejectedOther"), "statistic rejectedOther"),
+                () -> assertEquals(0, fuzzed.scan.statistic("internalThread"), "statistic internalThread"),
+                () -> assertEquals(0, fuzzed.scan.nativeOnlyStacks.getOrDefault(ATTACHED, 0L),
+                        "native stacks for the attached native thread with native=off"),
+                () -> assertTrue(fuzzed.scan.internalThreadEvents.isEmpty(),
+                        () -> "events of threads JVMTI does not show: " + fuzzed.scan.internalThreadEvents));
     }
 
     /**
@@ -116,11 +182,15 @@ class FuzzedContextsTest {
         }
 
         void assertAccounted() {
+            assertAccounted(Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY));
+        }
+
+        void assertAccounted(Set<Integer> expectedCodes) {
             List<String> problems = new ArrayList<>();
             for (Map.Entry<Integer, Long> code : chaos.rcHistogram().entrySet()) {
-                if (code.getKey() != JvmtiError.NONE && code.getKey() != JvmtiError.OUT_OF_MEMORY) {
-                    problems.add(code.getValue() + " requests returned " + code.getKey()
-                            + " (only NONE or OUT_OF_MEMORY expected from registered Java threads)");
+                if (!expectedCodes.contains(code.getKey())) {
+                    problems.add(code.getValue() + " requests returned " + code.getKey() + " (only " + expectedCodes
+                            + " expected)");
                 }
             }
             problems.addAll(Ledger.eachAcceptedIdExactlyOnce(chaos, scan));
@@ -149,6 +219,11 @@ class FuzzedContextsTest {
 
     private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal, String nativeOption)
             throws Exception {
+        return fuzz(jdk, chaosOptions, requests, perSignal, nativeOption, false);
+    }
+
+    private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal, String nativeOption,
+            boolean internal) throws Exception {
         Path recording = dir.resolve("fuzz.jfr");
         Path reportFile = dir.resolve("fuzz.txt");
         Path results = dir.resolve("fuzz-results");
@@ -159,7 +234,7 @@ class FuzzedContextsTest {
                         + chaosOptions, "-Xmx256m", "-XX:StartFlightRecording=filename=" + recording
                                 + ",+jdk.StackTraceRequest#enabled=true")
                 .main(FuzzApp.class, "out=" + reportFile, "results=" + results, "requests=" + requests,
-                        "perSignal=" + perSignal, "hz=" + Math.max(1, 32_000 / perSignal))
+                        "perSignal=" + perSignal, "hz=" + Math.max(1, 32_000 / perSignal), "internal=" + internal)
                 .timeout(Duration.ofSeconds(120 + requests / 1000)).start();
         if (run.crashed() || run.exitCode() != 0) {
             fail("fuzzed requests (" + chaosOptions + ") " + (run.crashed() ? "crashed the JVM"

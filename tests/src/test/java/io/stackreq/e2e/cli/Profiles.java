@@ -33,6 +33,7 @@ final class Profiles {
     static final String COMPUTE = "io.stackreq.demo.PageToucher.computeOnly";
     static final String BIAS_TRAP = "io.stackreq.demo.BiasTrap";
     static final String COPY_ARRAYS = "io.stackreq.demo.BiasTrap.copyArrays";
+    static final String ALLOCATION_CHURN = "io.stackreq.demo.AllocationChurn";
 
     static final List<String> OUTPUT_FILES =
             List.of("recording.jfr", "samples.jsonl", "report.txt", "flame.html", "profile.jfr");
@@ -105,7 +106,25 @@ final class Profiles {
         return profile(jdk, "bias-trap-native", List.of("--native", "-e", "task-clock", "-i", "1ms"), BIAS_TRAP, "3");
     }
 
+    /**
+     * {@code profile --all-threads [--native] -e task-clock -i 1ms} of AllocationChurn for 3 s with
+     * {@code -Xmx64m -XX:+UseG1GC}: the GC worker threads are busy.
+     */
+    static synchronized Profiled allocationChurnAllThreads(Jdk jdk, boolean nativeFrames) {
+        List<String> options = new ArrayList<>(List.of("--all-threads", "-e", "task-clock", "-i", "1ms"));
+        if (nativeFrames) {
+            options.add("--native");
+        }
+        return profile(jdk, "allocation-churn-all-threads" + (nativeFrames ? "-native" : ""), options,
+                List.of("-Xmx64m", "-XX:+UseG1GC"), ALLOCATION_CHURN, "3");
+    }
+
     private static Profiled profile(Jdk jdk, String name, List<String> options, String mainClass, String seconds) {
+        return profile(jdk, name, options, List.of(), mainClass, seconds);
+    }
+
+    private static Profiled profile(Jdk jdk, String name, List<String> options, List<String> jvmOptions,
+            String mainClass, String seconds) {
         String key = jdk.home() + "/" + name;
         Profiled cached = RUNS.get(key);
         if (cached != null) {
@@ -116,8 +135,9 @@ final class Profiles {
         deleteTree(workDir);
         List<String> args = new ArrayList<>(List.of("profile"));
         args.addAll(options);
-        args.addAll(List.of("-o", out.toString(), "--java", jdk.java().toString(), "--", "-cp",
-                JvmRun.cliJar().toString(), mainClass, seconds));
+        args.addAll(List.of("-o", out.toString(), "--java", jdk.java().toString(), "--"));
+        args.addAll(jvmOptions);
+        args.addAll(List.of("-cp", JvmRun.cliJar().toString(), mainClass, seconds));
         JvmRun.Result result = JvmRun.cli(Jdk.current(), workDir, args).name("profile")
                 .timeout(Duration.ofSeconds(120)).start();
         Profiled run = new Profiled(jdk, workDir, out, result);

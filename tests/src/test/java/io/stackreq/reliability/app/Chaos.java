@@ -35,6 +35,18 @@ public final class Chaos {
 
     public static native void unregister();
 
+    /** Makes the JVM's own threads running now (GC, VM thread, JIT compilers) pacer targets; how many. */
+    public static native int registerInternalThreads();
+
+    /**
+     * Starts native threads computing in C, each a target: {@code unattached} named chaos-spinner,
+     * never attached to the VM, and {@code attached} attached as chaos-attached (Java threads with
+     * no Java frame); at most 8 in all. 0 or an errno value.
+     */
+    public static native int startNativeSpinners(int unattached, int attached);
+
+    public static native void stopNativeSpinners();
+
     /** Starts {@code pacers} threads of {@code hz} signals each; 0 or an errno value. */
     public static native int startPacers(int pacers, int hz, int requestsPerSignal);
 

@@ -17,10 +17,12 @@ import io.stackreq.testapp.ThreadFailures;
  *
  * <p>Arguments: {@code out} report, {@code results} libchaos results prefix, {@code requests}
  * (50000), {@code perSignal} (16), {@code pacers} (2), {@code hz} per pacer (1000),
- * {@code threads} (5, one per workload kind, round robin).
+ * {@code threads} (5, one per workload kind, round robin), {@code internal} (false: also signal the
+ * JVM's own threads, two native threads the VM never sees and one attached to it, see
+ * {@link Chaos#registerInternalThreads}).
  *
  * <p>Report: {@code enable.rc}, {@code issued}, {@code signals}, {@code gcCount},
- * {@code tid.<kind>.<n>}.
+ * {@code tid.<kind>.<n>}, {@code internalThreads}.
  */
 public final class FuzzApp {
     private FuzzApp() {
@@ -56,11 +58,22 @@ public final class FuzzApp {
             }));
         }
         registered.await();
+        boolean internal = a.getBoolean("internal", false);
+        if (internal) {
+            report.put("internalThreads", Chaos.registerInternalThreads());
+            int error = Chaos.startNativeSpinners(2, 1);
+            if (error != 0) {
+                throw new IllegalStateException("startNativeSpinners failed: errno " + error);
+            }
+        }
         Chaos.startPacersOrThrow(a.getInt("pacers", 2), a.getInt("hz", 1000), a.getInt("perSignal", 16));
         while (Chaos.issued() < requests && !failures.any()) {
             Thread.sleep(50);
         }
         Chaos.stopPacers();
+        if (internal) {
+            Chaos.stopNativeSpinners();
+        }
         running.set(false);
         for (Thread thread : threads) {
             thread.join();

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -38,6 +39,12 @@ public final class RequestScan {
     public RecordedEvent lastStatistics;
     public final Map<String, Long> otherTypes = new LinkedHashMap<>();
     public final List<RecordedEvent> kept = new ArrayList<>();
+    /** Events of threads without a Java name (the JVM's own, native ones) by OS thread name. */
+    public final Map<String, Long> internalThreadEvents = new TreeMap<>();
+    /** Events of such threads with a frame that is not {@code Native}. */
+    public long internalWithJavaFrames;
+    /** Events with a stack of native frames only, by thread (Java name, else OS name). */
+    public final Map<String, Long> nativeOnlyStacks = new TreeMap<>();
 
     private RequestScan(int capacity) {
         events = new byte[capacity];
@@ -83,8 +90,20 @@ public final class RequestScan {
             boolean isFailed = event.getBoolean("failed");
             failedEvents += isFailed ? 1 : 0;
             nativeTopEvents += hasNativeCodeOnTop(event) ? 1 : 0;
+            RecordedStackTrace trace = event.getStackTrace();
+            if (thread != null && trace != null && !trace.getFrames().isEmpty()
+                    && trace.getFrames().stream().allMatch(f -> f.getType().equals("Native"))) {
+                nativeOnlyStacks.merge(String.valueOf(thread.getJavaName() != null ? thread.getJavaName()
+                        : thread.getOSName()), 1L, Long::sum);
+            }
             if (thread == null) {
                 withoutThread++;
+            } else if (thread.getJavaName() == null) {
+                internalThreadEvents.merge(String.valueOf(thread.getOSName()), 1L, Long::sum);
+                RecordedStackTrace stack = event.getStackTrace();
+                if (stack != null && stack.getFrames().stream().anyMatch(f -> !f.getType().equals("Native"))) {
+                    internalWithJavaFrames++;
+                }
             }
             if (userData <= 0 || userData >= events.length) {
                 outOfRange++;
