@@ -17,6 +17,7 @@
 #include "jfr_chunk.h"
 #include "log.h"
 #include "native_libraries.h"
+#include "own_walk.h"
 #include "slot_resolver.h"
 #include "thread_directory.h"
 
@@ -71,6 +72,8 @@ private:
 void drain_locked(EmitterState& e, JNIEnv* jni) {
     RequestRing& ring = agent().ring;
     while (RequestSlot* slot = ring.peek()) {
+        // Slots stay in order: one still waiting holds back those after it.
+        if (!SlotResolver::ready(*slot, monotonic_ticks())) break;
         StackTraceRequestEvent event = e.resolver->resolve(jni, *slot, e.store);
         ring.release(slot);
         if (event.failed) Counters::add(Counter::failed);
@@ -373,6 +376,11 @@ void Emitter::shutdown(JNIEnv* jni) {
     STACKREQ_COUNTERS(STACKREQ_COUNTER_LOG)
 #undef STACKREQ_COUNTER_LOG
     Log::info("%s", line.c_str());
+    if (agent().options.walker == Walker::kVmStructs) {
+        Log::info("walker=vmstructs: %llu own walks, %llu left to AsyncGetCallTrace",
+                  static_cast<unsigned long long>(OwnWalk::walked()),
+                  static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()));
+    }
 }
 
 }  // namespace stackreq

@@ -12,6 +12,7 @@
 #include "emitter.h"
 #include "latency_histogram.h"
 #include "native_unwind.h"
+#include "own_walk.h"
 #include "physical_walk.h"
 #include "stack_walker.h"
 #include "stackreq.h"
@@ -108,7 +109,7 @@ uint32_t capture_native_frames(AgentState& state, const ThreadSlotView& thread, 
 }
 
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
-    const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
+    uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
     ThreadSlotView thread;
     if (!ThreadRegistry::find_current(&thread, &tid)) {
@@ -144,18 +145,36 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     }
     bool recovered = false;
     uint64_t first_walk_cycles = 0;
+    const bool own_walker = state.options.walker == Walker::kVmStructs && slot->kind == RequestKind::kWalked;
+    if (own_walker && state.measure_latency) {
+        // The bare AsyncGetCallTrace walk the own walk is compared with, left out of the request's time.
+        first_walk_cycles = StackWalker::time_bare_walk(thread, ucontext, slot->frames, state.ring.max_depth());
+        entered += first_walk_cycles;
+    }
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
     const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
     Registers top{};
-    slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
-                                          state.measure_latency ? &first_walk_cycles : nullptr);
-    slot->top_pc = top.pc;
-    slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
-                                                                      static_cast<int32_t>(state.ring.max_depth()),
-                                                                      &slot->physical_from_anchor)
-                                                 : 0;
+    bool own_truncated = false;
+    const int32_t own_count = own_walker ? OwnWalk::walk(thread, ucontext, slot, static_cast<int32_t>(java_depth), &own_truncated)
+                                  : 0;
+    slot->own_walk = own_count > 0;
+    if (slot->own_walk) {
+        // The emitter makes the frames (java_frames.h); frame_count stays > 0 until then.
+        slot->frame_count = own_count;
+        slot->physical_count = own_count;
+        slot->top_pc = 0;
+    } else {
+        slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
+                                              state.measure_latency && !own_walker ? &first_walk_cycles : nullptr);
+        slot->top_pc = top.pc;
+        slot->physical_count = slot->frame_count > 0
+                                   ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
+                                                        static_cast<int32_t>(state.ring.max_depth()),
+                                                        &slot->physical_from_anchor)
+                                   : 0;
+    }
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
-    slot->truncated = slot->frame_count == static_cast<int32_t>(java_depth);
+    slot->truncated = slot->own_walk ? own_truncated : slot->frame_count == static_cast<int32_t>(java_depth);
     if (recovered) Counters::add(Counter::recovered);
     state.ring.publish(slot);
     if (state.measure_latency) record_latency(entered, walk_cycles, first_walk_cycles);
@@ -196,6 +215,7 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     slot->kind = RequestKind::kBiasedOther;
     slot->top_pc = 0;
     slot->physical_count = 0;
+    slot->own_walk = false;
     slot->frame_count = 0;
     slot->native_count = 0;
     slot->truncated = false;

@@ -1,0 +1,118 @@
+// walker=vmstructs, the parts that run without a JVM: the own walk records interpreted frames'
+// Method* and bytecode pointer slots and compiled frames' PCs through a stack built here with
+// HotSpot's x86_64 interpreted frame layout, and tells a walk that reached the thread's first
+// entry frame from one cut short; CompiledMethods gives each compiled PC's frames from JVMTI
+// records built the way CompiledMethodLoad lays them out.
+#include "compiled_methods.h"
+
+#include <jvmticmlr.h>
+
+#include <vector>
+
+#include "check.h"
+#include "physical_walk.h"
+
+using namespace stackreq;
+
+namespace {
+
+constexpr uintptr_t kInterpreter = 0x7e0000000000;
+constexpr uintptr_t kStart = 0x7f0000001000;
+
+jmethodID method(uintptr_t n) { return reinterpret_cast<jmethodID>(n * 8); }
+
+struct FakeStack {
+    uintptr_t words[256] = {};
+
+    uintptr_t address(int index) const { return reinterpret_cast<uintptr_t>(&words[index]); }
+    // An interpreted frame whose frame pointer is at index, with its Method* and bytecode pointer.
+    void frame(int index, uintptr_t saved_fp, uintptr_t return_pc, uintptr_t sender_sp, uintptr_t method,
+               uintptr_t bcp) {
+        words[index] = saved_fp;
+        words[index + 1] = return_pc;
+        words[index - 1] = sender_sp;
+        words[index + PhysicalWalk::kMethodSlot] = method;
+        words[index + PhysicalWalk::kBcpSlot] = bcp;
+    }
+    ThreadSlotView thread() const {
+        ThreadSlotView view{};
+        view.stack_low = address(0);
+        view.stack_high = address(256);
+        return view;
+    }
+};
+
+void walks_interpreted_frames() {
+    PhysicalWalk::on_generated("Interpreter", kInterpreter, 0x10000);
+    FakeStack stack;
+    stack.frame(20, stack.address(60), kInterpreter + 0x200, stack.address(40), 0x5000, 0x6010);
+    stack.frame(60, stack.address(100), kInterpreter + 0x300, stack.address(80), 0x5100, 0x6120);
+    stack.frame(100, stack.address(200), 0x1234, stack.address(120), 0x5200, 0x6230);
+    CallFrame frames[8];
+    uintptr_t values[8] = {};
+    bool complete = true;
+    const Registers top{kInterpreter + 0x100, stack.address(10), stack.address(20)};
+    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 8, &complete) == 3);
+    // The last frame returns to code nobody knows: not the thread's first entry frame.
+    CHECK(!complete);
+    CHECK(frames[0].bci_or_marker == kInterpretedFrame && frames[2].bci_or_marker == kInterpretedFrame);
+    CHECK(reinterpret_cast<uintptr_t>(frames[0].method) == 0x5000 && values[0] == 0x6010);
+    CHECK(reinterpret_cast<uintptr_t>(frames[1].method) == 0x5100 && values[1] == 0x6120);
+    CHECK(reinterpret_cast<uintptr_t>(frames[2].method) == 0x5200 && values[2] == 0x6230);
+    // At most max frames.
+    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 2, &complete) == 2 && !complete);
+    // No stack bounds for the thread: nothing.
+    CHECK(PhysicalWalk::walk_java(ThreadSlotView{}, top, frames, values, 8, &complete) == 0 && !complete);
+    PhysicalWalk::reset_for_test();
+}
+
+// A compiled method of c (at 0x10: c alone at bci 4; at 0x20: b at bci 7 inlined into c at 9).
+struct Records {
+    jmethodID c_only[1] = {method(3)};
+    jint c_only_bcis[1] = {4};
+    jmethodID b_in_c[2] = {method(2), method(3)};
+    jint b_in_c_bcis[2] = {7, 9};
+    PCStackInfo pcs[2] = {
+        {reinterpret_cast<void*>(kStart + 0x10), 1, c_only, c_only_bcis},
+        {reinterpret_cast<void*>(kStart + 0x20), 2, b_in_c, b_in_c_bcis},
+    };
+    jvmtiCompiledMethodLoadInlineRecord record{{JVMTI_CMLR_INLINE_INFO, JVMTI_CMLR_MAJOR_VERSION,
+                                                JVMTI_CMLR_MINOR_VERSION, nullptr},
+                                               2, pcs};
+};
+
+void expands_compiled_frames() {
+    Records records;
+    CompiledMethods code;
+    code.on_load(method(3), kStart, 0x40, &records.record);
+    code.on_load(method(9), kStart + 0x100, 0x40, nullptr, true);
+    std::vector<CallFrame> out;
+    // The record at or after the PC: a return address has its own, a top PC takes the next one.
+    CHECK(code.append_frames_at(kStart + 0x20, false, &out) == 2);
+    CHECK(out[0].method == method(2) && out[0].bci_or_marker == 7 && out[0].type == FrameType::kInlined);
+    CHECK(out[1].method == method(3) && out[1].bci_or_marker == 9 && out[1].type == FrameType::kCompiled);
+    out.clear();
+    CHECK(code.append_frames_at(kStart + 0x11, false, &out) == 2 && out[0].method == method(2));
+    out.clear();
+    CHECK(code.append_frames_at(kStart + 0x08, false, &out) == 1);
+    CHECK(out[0].method == method(3) && out[0].bci_or_marker == 4 && out[0].type == FrameType::kCompiled);
+    // In the prologue or epilogue: the method alone.
+    out.clear();
+    CHECK(code.append_frames_at(kStart + 0x21, true, &out) == 1);
+    CHECK(out[0].method == method(3) && out[0].bci_or_marker == 0 && out[0].type == FrameType::kCompiled);
+    // Past the last record, and code nobody reported: no frames, the stack cannot be whole.
+    out.clear();
+    CHECK(code.append_frames_at(kStart + 0x30, false, &out) == -1 && out.empty());
+    CHECK(code.append_frames_at(kStart + 0x80, false, &out) == -1 && !code.knows(kStart + 0x80));
+    // A native method's wrapper: that method's Native frame.
+    CHECK(code.knows(kStart + 0x110) && code.append_frames_at(kStart + 0x110, false, &out) == 1);
+    CHECK(out[0].method == method(9) && out[0].type == FrameType::kNative);
+}
+
+}  // namespace
+
+int main() {
+    walks_interpreted_frames();
+    expands_compiled_frames();
+    return 0;
+}
