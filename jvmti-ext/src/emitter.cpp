@@ -16,6 +16,7 @@
 #include "event_store.h"
 #include "jfr_chunk.h"
 #include "log.h"
+#include "java_frames.h"
 #include "native_libraries.h"
 #include "own_walk.h"
 #include "slot_resolver.h"
@@ -377,9 +378,17 @@ void Emitter::shutdown(JNIEnv* jni) {
 #undef STACKREQ_COUNTER_LOG
     Log::info("%s", line.c_str());
     if (agent().options.walker == Walker::kVmStructs) {
-        Log::info("walker=vmstructs: %llu own walks, %llu left to AsyncGetCallTrace",
+        const JavaFrameFailures& failures = java_frame_failures();
+        Log::info("walker=vmstructs: %llu own walks, %llu left to AsyncGetCallTrace (%llu cut short, %llu failed there); own walks "
+                  "failed for an "
+                  "unknown method %llu, a bytecode pointer outside its method %llu, undescribed code %llu",
                   static_cast<unsigned long long>(OwnWalk::walked()),
-                  static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()));
+                  static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()),
+                  static_cast<unsigned long long>(OwnWalk::cut_short()),
+                  static_cast<unsigned long long>(OwnWalk::left_and_failed()),
+                  static_cast<unsigned long long>(failures.method_unknown),
+                  static_cast<unsigned long long>(failures.bcp_outside),
+                  static_cast<unsigned long long>(failures.code_undescribed));
     }
 }
 

@@ -4,6 +4,14 @@
 
 namespace stackreq {
 
+namespace {
+
+JavaFrameFailures g_failures;
+
+}  // namespace
+
+const JavaFrameFailures& java_frame_failures() { return g_failures; }
+
 bool java_frames_described(const CompiledMethods& code, const RequestSlot& slot) {
     for (int32_t i = 0; i < slot.physical_count; i++) {
         if (slot.frames[i].bci_or_marker == kCompiledFrame && !code.knows(slot.physical_pcs[i])) return false;
@@ -26,9 +34,11 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
             // interpreter is entering a method (the register holds the sender's sp, the frame is
             // the caller's) or leaving one: the stack cannot be told, and fails.
             const bool running = i == 0 && !slot.physical_from_anchor;
+            bool known = false;
             whole = methods.resolve(reinterpret_cast<uintptr_t>(walked.method), running ? slot.top_bcp : value, &id,
-                                    &bci);
+                                    &bci, &known);
             if (whole) scratch->emplace_back(bci, id, bci < 0 ? FrameType::kNative : FrameType::kInterpreted);
+            if (!whole) (known ? g_failures.bcp_outside : g_failures.method_unknown)++;
             continue;
         }
         // From the frame anchor the VM's own frames (a runtime stub that called into the VM) come
@@ -36,6 +46,7 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
         // blob's return address).
         if (slot.physical_from_anchor && scratch->empty() && code.in_vm_code(value)) continue;
         whole = code.append_frames_at(value, i == 0 && slot.top_unbuilt, scratch) > 0;
+        if (!whole) g_failures.code_undescribed++;
     }
     if (!whole || scratch->empty()) {
         slot.frame_count = 0;

@@ -18,6 +18,14 @@ namespace stackreq {
 // before the JVM has reported the code it ran, CompiledMethodLoad being posted late).
 bool java_frames_described(const CompiledMethods& code, const RequestSlot& slot);
 
+// Why stacks of own walks failed, since the start (emitter context; logged at the JVM's exit).
+struct JavaFrameFailures {
+    uint64_t method_unknown = 0;     // an interpreted frame's Method* is in no class stackreq saw, or unloaded
+    uint64_t bcp_outside = 0;        // its bytecode pointer is not in its method (top: entering, leaving)
+    uint64_t code_undescribed = 0;   // a compiled frame's PC in code the JVM has not described
+};
+const JavaFrameFailures& java_frame_failures();
+
 // Builds the slot's frames into slot.frames (at most capacity, the rest cut: slot.truncated),
 // sets frame_count; false (frame_count 0) when the stack cannot be made whole.
 bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, RequestSlot& slot,

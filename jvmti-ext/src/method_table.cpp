@@ -51,7 +51,8 @@ void MethodTable::add(const jmethodID* methods, int32_t count) {
     }
 }
 
-bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci) const {
+bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const {
+    *known = false;
     if (!ready_) return false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -65,6 +66,7 @@ bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_
         !read_at(const_method + code_size_, &code_size)) {
         return false;
     }
+    *known = true;
     if (code_size == 0 && bcp == 0) {
         *bci = -1;
         return true;

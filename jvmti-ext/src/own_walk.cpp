@@ -15,7 +15,7 @@ namespace {
 constexpr uintptr_t kInstructionBytes = 16;
 constexpr uintptr_t kWord = sizeof(uintptr_t);
 
-std::atomic<uint64_t> g_walked{0}, g_left{0};
+std::atomic<uint64_t> g_walked{0}, g_left{0}, g_cut_short{0}, g_left_failed{0};
 
 // The caller of a compiled frame that is not set up (FrameSetup); false when sp is not readable.
 bool caller_of_unbuilt(const ThreadSlotView& thread, const Registers& at, FrameSetup setup, Registers* out) {
@@ -35,6 +35,11 @@ bool caller_of_unbuilt(const ThreadSlotView& thread, const Registers& at, FrameS
 
 uint64_t OwnWalk::walked() { return g_walked.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::left_to_async_get_call_trace() { return g_left.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::cut_short() { return g_cut_short.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::left_and_failed() { return g_left_failed.load(std::memory_order_relaxed); }
+void OwnWalk::note_left_walk(int32_t frame_count) {
+    if (frame_count <= 0) g_left_failed.fetch_add(1, std::memory_order_relaxed);
+}
 
 int32_t OwnWalk::walk(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max,
                       bool* truncated) {
@@ -80,7 +85,10 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     count += PhysicalWalk::walk_java(thread, start, slot->frames + count, slot->physical_pcs + count, max - count,
                                      &complete);
     if (complete) return count;
-    if (count < max) return 0;
+    if (count < max) {
+        g_cut_short.fetch_add(1, std::memory_order_relaxed);
+        return 0;
+    }
     *truncated = true;
     return count;
 }

@@ -27,6 +27,12 @@ public:
     // at the JVM's exit).
     static uint64_t walked();
     static uint64_t left_to_async_get_call_trace();
+    // Of those, the walks that started but could not finish.
+    static uint64_t cut_short();
+    // Async-signal-safe: the result of AsyncGetCallTrace's walk of a request left to it.
+    static void note_left_walk(int32_t frame_count);
+    // How many of those walks failed too.
+    static uint64_t left_and_failed();
 
 private:
     static int32_t walk_frames(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max,

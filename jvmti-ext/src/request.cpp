@@ -167,6 +167,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
                                               state.measure_latency && !own_walker ? &first_walk_cycles : nullptr);
         slot->top_pc = top.pc;
+        if (own_walker) OwnWalk::note_left_walk(slot->frame_count);
         slot->physical_count = slot->frame_count > 0
                                    ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
                                                         static_cast<int32_t>(state.ring.max_depth()),
