@@ -97,6 +97,10 @@ void CompiledMethods::on_generated(const char* name, uintptr_t start, uintptr_t 
 
 bool CompiledMethods::in_vm_code(uintptr_t pc) const {
     std::lock_guard<std::mutex> lock(mutex_);
+    return in_vm_code_locked(pc);
+}
+
+bool CompiledMethods::in_vm_code_locked(uintptr_t pc) const {
     auto next = vm_code_.upper_bound(pc);
     return next != vm_code_.begin() && pc < std::prev(next)->second;
 }
@@ -170,9 +174,7 @@ int32_t CompiledMethods::append_frames_at(uintptr_t pc, bool unbuilt, std::vecto
 
 bool CompiledMethods::knows(uintptr_t pc) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (pc >= interpreter_start_ && pc < interpreter_end_) return true;
-    auto next = vm_code_.upper_bound(pc);
-    return method_at(pc) != nullptr || (next != vm_code_.begin() && pc < std::prev(next)->second);
+    return (pc >= interpreter_start_ && pc < interpreter_end_) || method_at(pc) != nullptr || in_vm_code_locked(pc);
 }
 
 const CompiledMethods::Method* CompiledMethods::method_at(uintptr_t pc) const {

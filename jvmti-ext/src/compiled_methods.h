@@ -85,6 +85,7 @@ private:
 
     // The method whose code holds pc, or null; mutex_ held.
     const Method* method_at(uintptr_t pc) const;
+    bool in_vm_code_locked(uintptr_t pc) const;
     // Types frames as chain's: Inlined, then JIT compiled. Returns its depth.
     static int32_t type_chain(const Chain& chain, CallFrame* frames);
 
