@@ -73,6 +73,17 @@ void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_
     latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
 }
 
+// latency= with walker=vmstructs: the bare AsyncGetCallTrace walk the own walk is compared with,
+// after the request (outside its time; the own walk has warmed the caches it finds cold), into a
+// buffer on this stack (up to kMaxBareWalkDepth frames; deeper rings are not measured).
+constexpr uint32_t kMaxBareWalkDepth = 256;
+void record_bare_walk(const ThreadSlotView& thread, void* ucontext, uint32_t max_depth) {
+    if (max_depth > kMaxBareWalkDepth) return;
+    CallFrame frames[kMaxBareWalkDepth];
+    const uint64_t cycles = StackWalker::time_bare_walk(thread, ucontext, frames, max_depth);
+    if (cycles > 0) request_latency().first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(cycles)));
+}
+
 // Async-signal-safe. Throttles, counts and claims a ring slot stamped with the request's time and
 // user data; null when the request ends here, *result then saying what the caller returns (NONE
 // when throttled, OUT_OF_MEMORY when the ring is full).
@@ -109,7 +120,7 @@ uint32_t capture_native_frames(AgentState& state, const ThreadSlotView& thread, 
 }
 
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
-    uint64_t entered = state.measure_latency ? cycle_counter() : 0;
+    const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
     ThreadSlotView thread;
     if (!ThreadRegistry::find_current(&thread, &tid)) {
@@ -146,11 +157,6 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     bool recovered = false;
     uint64_t first_walk_cycles = 0;
     const bool own_walker = state.options.walker == Walker::kVmStructs && slot->kind == RequestKind::kWalked;
-    if (own_walker && state.measure_latency) {
-        // The bare AsyncGetCallTrace walk the own walk is compared with, left out of the request's time.
-        first_walk_cycles = StackWalker::time_bare_walk(thread, ucontext, slot->frames, state.ring.max_depth());
-        entered += first_walk_cycles;
-    }
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
     const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
     Registers top{};
@@ -178,7 +184,10 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     slot->truncated = slot->own_walk ? own_truncated : slot->frame_count == static_cast<int32_t>(java_depth);
     if (recovered) Counters::add(Counter::recovered);
     state.ring.publish(slot);
-    if (state.measure_latency) record_latency(entered, walk_cycles, first_walk_cycles);
+    if (state.measure_latency) {
+        record_latency(entered, walk_cycles, first_walk_cycles);
+        if (own_walker) record_bare_walk(thread, ucontext, state.ring.max_depth());
+    }
     return JVMTI_ERROR_NONE;
 }
 
