@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "check.h"
+#include "java_frames.h"
 #include "physical_walk.h"
 
 using namespace stackreq;
@@ -109,10 +110,58 @@ void expands_compiled_frames() {
     CHECK(out[0].method == method(9) && out[0].type == FrameType::kNative);
 }
 
+// The emitter's side: a slot of compiled frames (markers and PCs) becomes the JIT's frames, the
+// VM's frames above the last Java frame are passed over, and code nobody described fails it.
+void builds_stacks_from_compiled_frames() {
+    Records records;
+    CompiledMethods code;
+    code.on_load(method(3), kStart, 0x40, &records.record);
+    code.on_generated("RuntimeStub - new_instance", 0x7e0000100000, 0x100);
+    MethodTable methods;  // not initialized: no interpreted frame resolves
+    RequestRing ring;
+    CHECK(ring.init(2, 8));
+    RequestSlot* slot = ring.claim();
+    std::vector<CallFrame> scratch;
+    auto fill = [&](std::initializer_list<uintptr_t> pcs, bool from_anchor) {
+        slot->physical_count = 0;
+        slot->physical_from_anchor = from_anchor;
+        slot->top_unbuilt = false;
+        slot->truncated = false;
+        for (uintptr_t pc : pcs) {
+            slot->frames[slot->physical_count] = CallFrame(kCompiledFrame, nullptr);
+            slot->physical_pcs[slot->physical_count++] = pc;
+        }
+    };
+    fill({kStart + 0x11, kStart + 0x10}, false);
+    CHECK(java_frames_described(code, *slot));
+    CHECK(build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 3);
+    CHECK(slot->frames[0].method == method(2) && slot->frames[1].method == method(3) && slot->frames[2].method == method(3));
+    CHECK(slot->frames[2].bci_or_marker == 4 && slot->frames[2].type == FrameType::kCompiled && !slot->truncated);
+    // Room for two frames: cut, and marked truncated.
+    fill({kStart + 0x11, kStart + 0x10}, false);
+    CHECK(build_java_frames(code, methods, *slot, 2, &scratch) && slot->frame_count == 2 && slot->truncated);
+    // From the frame anchor, a runtime stub's frame above the Java ones is passed over...
+    fill({0x7e0000100010, kStart + 0x10}, true);
+    CHECK(build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 1);
+    // ... but VM code below a Java frame is not understood: the stack fails.
+    fill({kStart + 0x10, 0x7e0000100010}, false);
+    CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
+    // Code the JVM has not described: the slot waits, then fails.
+    fill({kStart + 0x10, kStart + 0x1000}, false);
+    CHECK(!java_frames_described(code, *slot));
+    CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
+    // An interpreted frame whose method is not known fails too.
+    fill({kStart + 0x10}, false);
+    slot->frames[0] = CallFrame(kInterpretedFrame, method(5));
+    CHECK(!build_java_frames(code, methods, *slot, 8, &scratch));
+    ring.destroy();
+}
+
 }  // namespace
 
 int main() {
     walks_interpreted_frames();
     expands_compiled_frames();
+    builds_stacks_from_compiled_frames();
     return 0;
 }
