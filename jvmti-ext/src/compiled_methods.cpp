@@ -64,7 +64,8 @@ void CompiledMethods::on_load(jmethodID id, uintptr_t start, uint32_t size, cons
     std::vector<CallFrame> frames;
     for (Chain& chain : method.chains) {
         const uint32_t first = static_cast<uint32_t>(frames.size());
-        frames.insert(frames.end(), method.frames.begin() + chain.first, method.frames.begin() + chain.first + chain.depth);
+        const auto chain_frames = method.frames.begin() + chain.first;
+        frames.insert(frames.end(), chain_frames, chain_frames + chain.depth);
         chain.first = first;
     }
     method.frames.swap(frames);

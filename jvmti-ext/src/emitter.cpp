@@ -379,9 +379,9 @@ void Emitter::shutdown(JNIEnv* jni) {
     Log::info("%s", line.c_str());
     if (agent().options.walker == Walker::kVmStructs) {
         const JavaFrameFailures& failures = java_frame_failures();
-        Log::info("walker=vmstructs: %llu own walks, %llu left to AsyncGetCallTrace (%llu cut short, %llu failed there); own walks "
-                  "failed for an "
-                  "unknown method %llu, a bytecode pointer outside its method %llu, undescribed code %llu",
+        Log::info("walker=vmstructs: %llu own walks, %llu left to AsyncGetCallTrace (%llu cut short, %llu failed "
+                  "there); own walks failed for an unknown method %llu, a bytecode pointer outside its method %llu, "
+                  "undescribed code %llu",
                   static_cast<unsigned long long>(OwnWalk::walked()),
                   static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()),
                   static_cast<unsigned long long>(OwnWalk::cut_short()),

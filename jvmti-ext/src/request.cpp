@@ -84,6 +84,21 @@ void record_bare_walk(const ThreadSlotView& thread, void* ucontext, uint32_t max
     if (cycles > 0) request_latency().first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(cycles)));
 }
 
+// Async-signal-safe. walker=vmstructs: the own walk into slot (own_walk.h); false, the slot's walk
+// fields untouched but own_walk, when AsyncGetCallTrace must walk instead.
+bool walk_own(const ThreadSlotView& thread, void* ucontext, uint32_t java_depth, RequestSlot* slot) {
+    bool truncated = false;
+    const int32_t count = OwnWalk::walk(thread, ucontext, slot, static_cast<int32_t>(java_depth), &truncated);
+    slot->own_walk = count > 0;
+    if (!slot->own_walk) return false;
+    // The emitter makes the frames (java_frames.h); frame_count stays > 0 until then.
+    slot->frame_count = count;
+    slot->physical_count = count;
+    slot->top_pc = 0;
+    slot->truncated = truncated;
+    return true;
+}
+
 // Async-signal-safe. Throttles, counts and claims a ring slot stamped with the request's time and
 // user data; null when the request ends here, *result then saying what the caller returns (NONE
 // when throttled, OUT_OF_MEMORY when the ring is full).
@@ -159,29 +174,20 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     const bool own_walker = state.options.walker == Walker::kVmStructs && slot->kind == RequestKind::kWalked;
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
     const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
-    Registers top{};
-    bool own_truncated = false;
-    const int32_t own_count = own_walker ? OwnWalk::walk(thread, ucontext, slot, static_cast<int32_t>(java_depth), &own_truncated)
-                                  : 0;
-    slot->own_walk = own_count > 0;
-    if (slot->own_walk) {
-        // The emitter makes the frames (java_frames.h); frame_count stays > 0 until then.
-        slot->frame_count = own_count;
-        slot->physical_count = own_count;
-        slot->top_pc = 0;
-    } else {
+    if (!own_walker || !walk_own(thread, ucontext, java_depth, slot)) {
+        slot->own_walk = false;
+        Registers top{};
         slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
                                               state.measure_latency && !own_walker ? &first_walk_cycles : nullptr);
         slot->top_pc = top.pc;
         if (own_walker) OwnWalk::note_left_walk(slot->frame_count);
-        slot->physical_count = slot->frame_count > 0
-                                   ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
-                                                        static_cast<int32_t>(state.ring.max_depth()),
-                                                        &slot->physical_from_anchor)
-                                   : 0;
+        slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
+                                                                          static_cast<int32_t>(state.ring.max_depth()),
+                                                                          &slot->physical_from_anchor)
+                                                     : 0;
+        slot->truncated = slot->frame_count == static_cast<int32_t>(java_depth);
     }
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
-    slot->truncated = slot->own_walk ? own_truncated : slot->frame_count == static_cast<int32_t>(java_depth);
     if (recovered) Counters::add(Counter::recovered);
     state.ring.publish(slot);
     if (state.measure_latency) {

@@ -38,7 +38,8 @@ class StressTest {
     void eightSignalledThreadsWithGcAndClassUnloading(Jdk jdk, String walker, @TempDir Path dir) throws Exception {
         Path recording = dir.resolve("stress.jfr");
         Report report = JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
-                .stackreqOptions("walker=" + walker).flags("-Xmx96m").recordingTo(recording).runForReport(Stress.class, "seconds=10");
+                .stackreqOptions("walker=" + walker).flags("-Xmx96m").recordingTo(recording)
+                .runForReport(Stress.class, "seconds=10");
         assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("loaders") >= 10, () -> "class loading did not run\n" + report);
         assertTrue(report.getLong("gcCount") >= 5, () -> "no GC pressure\n" + report);
