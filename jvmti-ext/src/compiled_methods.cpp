@@ -173,6 +173,13 @@ int32_t CompiledMethods::append_frames_at(uintptr_t pc, bool unbuilt, std::vecto
     return static_cast<int32_t>(at->depth);
 }
 
+bool CompiledMethods::compiled_method_at(uintptr_t pc, jmethodID* id) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Method* method = method_at(pc);
+    if (method != nullptr) *id = method->id;
+    return method != nullptr;
+}
+
 bool CompiledMethods::knows(uintptr_t pc) const {
     std::lock_guard<std::mutex> lock(mutex_);
     return (pc >= interpreter_start_ && pc < interpreter_end_) || method_at(pc) != nullptr || in_vm_code_locked(pc);

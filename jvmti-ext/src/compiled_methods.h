@@ -51,6 +51,8 @@ public:
     int32_t append_frames_at(uintptr_t pc, bool unbuilt, std::vector<CallFrame>* out) const;
     // Whether pc is in code the JVM has reported: a compiled method, the interpreter, VM code.
     bool knows(uintptr_t pc) const;
+    // Whether pc is in a compiled method (or a native method's wrapper); *id receives its method.
+    bool compiled_method_at(uintptr_t pc, jmethodID* id) const;
 
     // Exposed for tests: the hash type_top_frames compares a chain with the walked frames by.
     static uint64_t chain_hash(const jmethodID* methods, const jint* bcis, int32_t depth);

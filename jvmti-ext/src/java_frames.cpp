@@ -8,13 +8,24 @@ namespace {
 
 JavaFrameFailures g_failures;
 
+// Whether the compiled frame i is described as it was: code the JVM reported, and when that is a
+// compiled method, the one the frame's code blob named at the signal (code freed and reused by
+// another method since would otherwise give that method's frames).
+bool described(const CompiledMethods& code, const RequestSlot& slot, int32_t i) {
+    jmethodID id = nullptr;
+    if (code.compiled_method_at(slot.physical_pcs[i], &id)) {
+        return MethodTable::holds(id, reinterpret_cast<uintptr_t>(slot.frames[i].method));
+    }
+    return code.knows(slot.physical_pcs[i]);
+}
+
 }  // namespace
 
 const JavaFrameFailures& java_frame_failures() { return g_failures; }
 
 bool java_frames_described(const CompiledMethods& code, const RequestSlot& slot) {
     for (int32_t i = 0; i < slot.physical_count; i++) {
-        if (slot.frames[i].bci_or_marker == kCompiledFrame && !code.knows(slot.physical_pcs[i])) return false;
+        if (slot.frames[i].bci_or_marker == kCompiledFrame && !described(code, slot, i)) return false;
     }
     return true;
 }
@@ -45,7 +56,7 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
         // first; anywhere else VM code is a frame the walk does not understand (a deoptimization
         // blob's return address).
         if (slot.physical_from_anchor && scratch->empty() && code.in_vm_code(value)) continue;
-        whole = code.append_frames_at(value, i == 0 && slot.top_unbuilt, scratch) > 0;
+        whole = described(code, slot, i) && code.append_frames_at(value, i == 0 && slot.top_unbuilt, scratch) > 0;
         if (!whole) g_failures.code_undescribed++;
     }
     if (!whole || scratch->empty()) {

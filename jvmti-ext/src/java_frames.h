@@ -22,7 +22,7 @@ bool java_frames_described(const CompiledMethods& code, const RequestSlot& slot)
 struct JavaFrameFailures {
     uint64_t method_unknown = 0;     // an interpreted frame's Method* is in no class stackreq saw, or unloaded
     uint64_t bcp_outside = 0;        // its bytecode pointer is not in its method (top: entering, leaving)
-    uint64_t code_undescribed = 0;   // a compiled frame's PC in code the JVM has not described
+    uint64_t code_undescribed = 0;   // a compiled frame's PC in code the JVM has not described (as it was)
 };
 const JavaFrameFailures& java_frame_failures();
 

@@ -43,6 +43,13 @@ bool MethodTable::init(std::string* error) {
     return true;
 }
 
+// HotSpot never frees a jmethodID's word (an unloaded method's is cleared), so it is read directly:
+// this runs for every compiled frame an own walk records.
+bool MethodTable::holds(jmethodID id, uintptr_t method) {
+    return method != 0 && id != nullptr &&
+           __atomic_load_n(reinterpret_cast<const uintptr_t*>(id), __ATOMIC_RELAXED) == method;
+}
+
 void MethodTable::add(const jmethodID* methods, int32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (int32_t i = 0; i < count; i++) {

@@ -27,6 +27,8 @@ public:
     // The jmethodID of method and the bytecode index of bcp in it; a native method (no bytecodes,
     // the interpreter keeps bcp 0 in its frame) has *bci = -1. False when the method is not known
     // or unloaded, or bcp is not in its bytecodes.
+    // Whether id holds method now (false for an unloaded method's).
+    static bool holds(jmethodID id, uintptr_t method);
     // *known says whether the method itself was found.
     bool resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const;
 

@@ -61,16 +61,17 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     Registers start = at_signal;
     int32_t count = 0;
     const uintptr_t pc = at_signal.pc;
+    uintptr_t method = 0;
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
     } else if (CodePages::contains(pc, kInstructionBytes) && !StubCode::contains(pc) &&
-               CodeHeaps::frame_words_at(pc) != 0) {
+               CodeHeaps::frame_words_and_method_at(pc, &method) != 0) {
         const FrameSetup setup = compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
             // The method is being entered or left: it is the top frame, its caller's registers
             // are where the return address lies.
             if (!caller_of_unbuilt(thread, at_signal, setup, &start)) return 0;
-            slot->frames[0] = CallFrame(kCompiledFrame, nullptr);
+            slot->frames[0] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(method));
             slot->physical_pcs[0] = pc;
             slot->top_unbuilt = true;
             count = 1;

@@ -163,11 +163,12 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
             caller_pc = word_at(fp, kReturnAddress);
             if (caller_sp < fp + 2 * kWord) break;
         } else {
-            const uint32_t words = CodeHeaps::frame_words_at(pc);
+            uintptr_t method = 0;
+            const uint32_t words = CodeHeaps::frame_words_and_method_at(pc, own != nullptr ? &method : nullptr);
             if (words == 0) break;
             const uintptr_t sender_sp = sp + words * kWord;
             if (!thread.holds(sender_sp - 2 * kWord, 2 * kWord)) break;
-            if (own != nullptr) own[count] = CallFrame(kCompiledFrame, nullptr);
+            if (own != nullptr) own[count] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(method));
             pcs[count++] = pc;
             caller_sp = sender_sp;
             caller_fp = word_at(sender_sp, -2);

@@ -51,7 +51,9 @@ public:
     // frame, or of the thread's last Java frame when from_anchor), recording each frame for the
     // emitter to build the stack from (java_frames.h): an interpreted frame as kInterpretedFrame
     // with its Method* in frames[i].method and its bytecode pointer (the frame's saved one) in
-    // values[i]; any other (compiled) frame as kCompiledFrame with its PC in values[i]. Returns the
+    // values[i]; any other (compiled) frame as kCompiledFrame with its PC in values[i] and, in
+    // frames[i].method, the Method* its code blob names (CodeHeaps::frame_words_and_method_at).
+    // Returns the
     // frame count; *complete says whether the walk reached the thread's first entry frame (a stack
     // without it was cut short by a frame the walk cannot size, or by max).
     static int32_t walk_java(const ThreadSlotView& thread, const Registers& start, CallFrame* frames,

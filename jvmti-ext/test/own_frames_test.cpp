@@ -20,7 +20,12 @@ namespace {
 constexpr uintptr_t kInterpreter = 0x7e0000000000;
 constexpr uintptr_t kStart = 0x7f0000001000;
 
-jmethodID method(uintptr_t n) { return reinterpret_cast<jmethodID>(n * 8); }
+// A jmethodID points to a word holding its Method* (method_table.h); Method* n is 0x5000 + n.
+uintptr_t g_method_words[16];
+jmethodID method(uintptr_t n) {
+    g_method_words[n] = 0x5000 + n;
+    return reinterpret_cast<jmethodID>(&g_method_words[n]);
+}
 
 struct FakeStack {
     uintptr_t words[256] = {};
@@ -128,7 +133,8 @@ void builds_stacks_from_compiled_frames() {
         slot->top_unbuilt = false;
         slot->truncated = false;
         for (uintptr_t pc : pcs) {
-            slot->frames[slot->physical_count] = CallFrame(kCompiledFrame, nullptr);
+            // The blob at kStart is method 3's.
+            slot->frames[slot->physical_count] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(0x5003));
             slot->physical_pcs[slot->physical_count++] = pc;
         }
     };
@@ -149,6 +155,11 @@ void builds_stacks_from_compiled_frames() {
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // Code the JVM has not described: the slot waits, then fails.
     fill({kStart + 0x10, kStart + 0x1000}, false);
+    CHECK(!java_frames_described(code, *slot));
+    CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
+    // Code that named another method at the signal (freed and reused since): it waits, then fails.
+    fill({kStart + 0x10}, false);
+    slot->frames[0] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(0x5004));
     CHECK(!java_frames_described(code, *slot));
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // An interpreted frame whose method is not known fails too.
