@@ -88,6 +88,15 @@
  *    read inside that stack above the same guard margin as a Java thread's. On a thread HotSpot
  *    does not know (a native thread never attached) each word is read with process_vm_readv on
  *    the own process, which fails instead of faulting, from the signal's SP up;
+ *  - with the agent option walker=vmstructs (stackreq's own walk, in place of AsyncGetCallTrace):
+ *    the same stack words, code heaps, frame anchors and code bytes as above, plus an
+ *    interpreted frame's Method* and bytecode-pointer slots (the 9 words from FP - 64, checked
+ *    against the stack bounds first), the interpreter's bytecode-pointer register in the
+ *    ucontext, and for a compiled frame the word of its code blob header that names its Method*
+ *    (within the heap's committed range, as the rest of the header); the handler dereferences no
+ *    Method*: the emitter turns a recorded Method* into a jmethodID through a table built
+ *    outside the handler and reads the method's bytecode bounds with process_vm_readv. Where the
+ *    own walk cannot start or finish, AsyncGetCallTrace walks the request as without the option;
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP

@@ -41,20 +41,24 @@ namespace {
 
 // AsyncGetCallTrace needs a jmethodID for every method it may meet: create them as classes
 // are prepared (and at VMInit for the classes loaded before).
+// walker=vmstructs keeps each one's Method* (method_table.h).
 void create_method_ids(jvmtiEnv* jvmti, jclass klass) {
     jint count = 0;
     jmethodID* methods = nullptr;
     if (jvmti->GetClassMethods(klass, &count, &methods) == JVMTI_ERROR_NONE) {
+        if (agent().options.walker == Walker::kVmStructs) agent().method_table.add(methods, count);
         jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
     }
 }
 
 void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
 
-void JNICALL on_compiled_method_load(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr, jint,
+void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint code_size, const void* code_addr, jint,
                                      const jvmtiAddrLocationMap*, const void* compile_info) {
+    jboolean native = JNI_FALSE;
+    if (jvmti->IsMethodNative(method, &native) != JVMTI_ERROR_NONE) native = JNI_FALSE;
     agent().compiled_methods.on_load(method, reinterpret_cast<uintptr_t>(code_addr), static_cast<uint32_t>(code_size),
-                                     compile_info);
+                                     compile_info, native == JNI_TRUE);
     static std::atomic<bool> warned{false};
     if (!CodePages::add(reinterpret_cast<uintptr_t>(code_addr), static_cast<uintptr_t>(code_size)) &&
         !warned.exchange(true)) {
@@ -139,8 +143,20 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     } else if (!PhysicalWalk::init(jni, thread, &walk_error)) {
         Log::warn("%s: the frames of threads in the VM or in native code get no frame type", walk_error.c_str());
     }
-    if (state.options.native_frames && !InternalThreads::init(jni, thread, &walk_error)) {
-        Log::warn("%s: the stacks of the JVM's own threads are read through the kernel", walk_error.c_str());
+    if (state.options.walker == Walker::kVmStructs) {
+        // Without the code heaps or the frame anchors the own walk cannot size frames or start in
+        // the VM: AsyncGetCallTrace walks instead.
+        if (!walk_error.empty() || !state.method_table.init(&walk_error)) {
+            Log::warn("walker=vmstructs: %s; stacks are walked with AsyncGetCallTrace", walk_error.c_str());
+            state.options.walker = Walker::kAsyncGetCallTrace;
+        } else {
+            Log::info("walker=vmstructs: Method, ConstMethod, code heap and frame anchor layouts found");
+        }
+    }
+    std::string internal_threads_error;
+    if (state.options.native_frames && !InternalThreads::init(jni, thread, &internal_threads_error)) {
+        Log::warn("%s: the stacks of the JVM's own threads are read through the kernel",
+                  internal_threads_error.c_str());
     }
     register_thread(jvmti, jni, thread);
     if (attached) adopt_running_threads(jvmti, jni, thread);

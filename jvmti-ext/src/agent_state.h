@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "compiled_methods.h"
+#include "method_table.h"
 #include "options.h"
 #include "request_ring.h"
 #include "thread_directory.h"
@@ -56,6 +57,7 @@ struct AgentState {
     // Every Java thread, filled by the JVMTI thread callbacks (agent_main.cpp), read by the emitter.
     ThreadDirectory threads;
     CompiledMethods compiled_methods;
+    MethodTable method_table;  // walker=vmstructs
 };
 
 AgentState& agent();

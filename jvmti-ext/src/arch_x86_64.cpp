@@ -13,6 +13,10 @@ Registers read_registers(const void* ucontext) {
                      static_cast<uintptr_t>(m.gregs[REG_RBP])};
 }
 
+uintptr_t read_interpreter_bcp(const void* ucontext) {
+    return static_cast<uintptr_t>(static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_R13]);
+}
+
 uint64_t cycle_counter() { return __rdtsc(); }
 
 namespace {

@@ -25,6 +25,7 @@ struct Layout {
     bool code_as_pointers;
     uint64_t code_begin, code_end;  // CodeBlob::_code_begin/_code_end, or _code_offset/_data_offset
     uint64_t blob_fields_end;       // the highest byte a lookup reads in a blob, + 1
+    uint64_t method;                // CompiledMethod::_method or nmethod::_method; 0: unknown
 };
 
 Layout g_layout;
@@ -53,6 +54,10 @@ bool read_layout(const VmStructs& vm, Layout* out, const char** missing) {
                                    !vm.field_offset("CodeBlob", "_data_offset", &out->code_end))) {
         *missing = "CodeBlob::_code_begin or CodeBlob::_code_offset";
     }
+    if (!vm.field_offset("CompiledMethod", "_method", &out->method) &&
+        !vm.field_offset("nmethod", "_method", &out->method)) {
+        out->method = 0;
+    }
     out->memory_low = memory + low;
     out->memory_high = memory + high;
     out->segmap_low = segmap + low;
@@ -76,7 +81,7 @@ void code_bounds(uintptr_t blob, uintptr_t* begin, uintptr_t* end) {
     }
 }
 
-uint32_t frame_words_in_heap(int heap_index, uintptr_t pc) {
+uint32_t frame_words_in_heap(int heap_index, uintptr_t pc, uintptr_t* method) {
     const uintptr_t heap = g_heaps[heap_index];
     const uintptr_t low = load<uintptr_t>(heap + g_layout.memory_low);
     const uintptr_t high = load<uintptr_t>(heap + g_layout.memory_high);
@@ -99,6 +104,9 @@ uint32_t frame_words_in_heap(int heap_index, uintptr_t pc) {
     code_bounds(blob, &begin, &end);
     if (begin < blob || pc < begin || pc >= end || end > high) return 0;
     const int32_t words = load<int32_t>(blob + g_layout.frame_size);
+    if (method != nullptr && g_layout.method != 0 && blob + g_layout.method + sizeof(uintptr_t) <= high) {
+        *method = load<uintptr_t>(blob + g_layout.method);
+    }
     return words > 0 && static_cast<uint32_t>(words) < kMaxFrameWords ? static_cast<uint32_t>(words) : 0;
 }
 
@@ -146,10 +154,12 @@ bool CodeHeaps::init(std::string* error) {
     return true;
 }
 
-uint32_t CodeHeaps::frame_words_at(uintptr_t pc) {
+uint32_t CodeHeaps::frame_words_at(uintptr_t pc) { return frame_words_and_method_at(pc, nullptr); }
+
+uint32_t CodeHeaps::frame_words_and_method_at(uintptr_t pc, uintptr_t* method) {
     const int count = g_heap_count.load(std::memory_order_acquire);
     for (int i = 0; i < count; i++) {
-        const uint32_t words = frame_words_in_heap(i, pc);
+        const uint32_t words = frame_words_in_heap(i, pc, method);
         if (words != 0) return words;
     }
     return 0;

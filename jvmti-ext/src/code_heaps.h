@@ -23,6 +23,10 @@ public:
     // Async-signal-safe. The frame size in words (return address and saved frame pointer
     // included) of the used blob whose code holds pc; 0 when none is known.
     static uint32_t frame_words_at(uintptr_t pc);
+    // Async-signal-safe. frame_words_at, and in *method the word where a compiled method's blob
+    // keeps its Method* (CompiledMethod::_method, JDK 25 nmethod::_method); for another blob
+    // that word means nothing, and 0 when this JVM does not say where it is.
+    static uint32_t frame_words_and_method_at(uintptr_t pc, uintptr_t* method);
     static void reset_for_test();
 };
 

@@ -30,8 +30,8 @@ bool CompiledMethods::TopHashes::matches(const Chain& chain) const {
     return chain.depth > 0 && chain.depth <= static_cast<uint32_t>(depth_) && hashes_[chain.depth - 1] == chain.hash;
 }
 
-void CompiledMethods::on_load(jmethodID id, uintptr_t start, uint32_t size, const void* compile_info) {
-    Method method{id, start, size, {}};
+void CompiledMethods::on_load(jmethodID id, uintptr_t start, uint32_t size, const void* compile_info, bool native) {
+    Method method{id, start, size, native, {}, {}};
     for (auto* record = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); record != nullptr;
          record = record->next) {
         if (record->kind != JVMTI_CMLR_INLINE_INFO) continue;
@@ -41,7 +41,9 @@ void CompiledMethods::on_load(jmethodID id, uintptr_t start, uint32_t size, cons
             const uintptr_t pc = reinterpret_cast<uintptr_t>(info.pc);
             if (pc < start || pc - start > size || info.numstackframes <= 0) continue;
             method.chains.push_back(Chain{static_cast<uint32_t>(pc - start), static_cast<uint32_t>(info.numstackframes),
-                                          chain_hash(info.methods, info.bcis, info.numstackframes)});
+                                          chain_hash(info.methods, info.bcis, info.numstackframes),
+                                          static_cast<uint32_t>(method.frames.size())});
+            for (jint f = 0; f < info.numstackframes; f++) method.frames.emplace_back(info.bcis[f], info.methods[f]);
         }
     }
     std::stable_sort(method.chains.begin(), method.chains.end(),
@@ -58,6 +60,15 @@ void CompiledMethods::on_load(jmethodID id, uintptr_t start, uint32_t size, cons
     }
     method.chains.resize(kept);
     method.chains.shrink_to_fit();
+    // The frames of the chains no longer kept go too.
+    std::vector<CallFrame> frames;
+    for (Chain& chain : method.chains) {
+        const uint32_t first = static_cast<uint32_t>(frames.size());
+        const auto chain_frames = method.frames.begin() + chain.first;
+        frames.insert(frames.end(), chain_frames, chain_frames + chain.depth);
+        chain.first = first;
+    }
+    method.frames.swap(frames);
     std::lock_guard<std::mutex> lock(mutex_);
     // Code at these addresses was freed before (its unload event may still be on its way).
     auto end = methods_.lower_bound(start + size);
@@ -87,6 +98,10 @@ void CompiledMethods::on_generated(const char* name, uintptr_t start, uintptr_t 
 
 bool CompiledMethods::in_vm_code(uintptr_t pc) const {
     std::lock_guard<std::mutex> lock(mutex_);
+    return in_vm_code_locked(pc);
+}
+
+bool CompiledMethods::in_vm_code_locked(uintptr_t pc) const {
     auto next = vm_code_.upper_bound(pc);
     return next != vm_code_.begin() && pc < std::prev(next)->second;
 }
@@ -132,6 +147,42 @@ int32_t CompiledMethods::type_caller_frames(uintptr_t pc, CallFrame* frames, int
                                [](const Chain& chain, uint32_t value) { return chain.offset < value; });
     if (at == method->chains.end() || !TopHashes(frames, count).matches(*at)) return 0;
     return type_chain(*at, frames);
+}
+
+int32_t CompiledMethods::append_frames_at(uintptr_t pc, bool unbuilt, std::vector<CallFrame>* out) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Method* method = method_at(pc);
+    if (method == nullptr) return -1;
+    if (method->native) {
+        out->emplace_back(-1, method->id, FrameType::kNative);
+        return 1;
+    }
+    if (unbuilt) {
+        out->emplace_back(0, method->id, FrameType::kCompiled);
+        return 1;
+    }
+    const uint32_t offset = static_cast<uint32_t>(pc - method->start);
+    auto at = std::lower_bound(method->chains.begin(), method->chains.end(), offset,
+                               [](const Chain& chain, uint32_t value) { return chain.offset < value; });
+    if (at == method->chains.end()) return -1;
+    for (uint32_t i = 0; i < at->depth; i++) {
+        CallFrame frame = method->frames[at->first + i];
+        frame.type = i + 1 < at->depth ? FrameType::kInlined : FrameType::kCompiled;
+        out->push_back(frame);
+    }
+    return static_cast<int32_t>(at->depth);
+}
+
+bool CompiledMethods::compiled_method_at(uintptr_t pc, jmethodID* id) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Method* method = method_at(pc);
+    if (method != nullptr) *id = method->id;
+    return method != nullptr;
+}
+
+bool CompiledMethods::knows(uintptr_t pc) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return (pc >= interpreter_start_ && pc < interpreter_end_) || method_at(pc) != nullptr || in_vm_code_locked(pc);
 }
 
 const CompiledMethods::Method* CompiledMethods::method_at(uintptr_t pc) const {

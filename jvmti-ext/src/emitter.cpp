@@ -16,7 +16,9 @@
 #include "event_store.h"
 #include "jfr_chunk.h"
 #include "log.h"
+#include "java_frames.h"
 #include "native_libraries.h"
+#include "own_walk.h"
 #include "settings_poll.h"
 #include "slot_resolver.h"
 #include "thread_directory.h"
@@ -72,6 +74,8 @@ private:
 void drain_locked(EmitterState& e, JNIEnv* jni) {
     RequestRing& ring = agent().ring;
     while (RequestSlot* slot = ring.peek()) {
+        // Slots stay in order: one still waiting holds back those after it.
+        if (!SlotResolver::ready(*slot, monotonic_ticks())) break;
         StackTraceRequestEvent event = e.resolver->resolve(jni, *slot, e.store);
         ring.release(slot);
         if (event.failed) Counters::add(Counter::failed);
@@ -375,6 +379,19 @@ void Emitter::shutdown(JNIEnv* jni) {
     STACKREQ_COUNTERS(STACKREQ_COUNTER_LOG)
 #undef STACKREQ_COUNTER_LOG
     Log::info("%s", line.c_str());
+    if (agent().options.walker == Walker::kVmStructs) {
+        const JavaFrameFailures& failures = java_frame_failures();
+        Log::info("walker=vmstructs: %llu own walks, %llu left to AsyncGetCallTrace (%llu cut short, %llu failed "
+                  "there); own walks failed for an unknown method %llu, a bytecode pointer outside its method %llu, "
+                  "undescribed code %llu",
+                  static_cast<unsigned long long>(OwnWalk::walked()),
+                  static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()),
+                  static_cast<unsigned long long>(OwnWalk::cut_short()),
+                  static_cast<unsigned long long>(OwnWalk::left_and_failed()),
+                  static_cast<unsigned long long>(failures.method_unknown),
+                  static_cast<unsigned long long>(failures.bcp_outside),
+                  static_cast<unsigned long long>(failures.code_undescribed));
+    }
 }
 
 }  // namespace stackreq

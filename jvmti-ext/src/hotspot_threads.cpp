@@ -1,8 +1,6 @@
 #include "hotspot_threads.h"
 
-#include <sys/uio.h>
-#include <unistd.h>
-
+#include "safe_read.h"
 #include "vm_structs.h"
 
 namespace stackreq {
@@ -13,18 +11,6 @@ namespace {
 // (JDK 17: JavaThread::_osthread; 25: Thread::_osthread).
 bool field_offset(const VmStructs& vm_structs, const char* field, uint64_t* out) {
     return vm_structs.field_offset("JavaThread", field, out) || vm_structs.field_offset("Thread", field, out);
-}
-
-// Copies size bytes at address, or returns false when they are not mapped.
-bool safe_read(uintptr_t address, void* out, size_t size) {
-    iovec local{out, size};
-    iovec remote{reinterpret_cast<void*>(address), size};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
-}
-
-template <typename T>
-bool read_at(uintptr_t address, T* out) {
-    return safe_read(address, out, sizeof(T));
 }
 
 // A JavaThread is far smaller than this; a larger distance means eetop is not what it was.

@@ -1,9 +1,7 @@
 #include "native_unwind.h"
 
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include "native_libraries.h"
+#include "safe_read.h"
 #include "stub_code.h"
 
 namespace stackreq {
@@ -18,9 +16,7 @@ bool read_word(const StackBounds& stack, uintptr_t address, uintptr_t* out) {
         *out = *reinterpret_cast<const uintptr_t*>(address);
         return true;
     }
-    iovec local{out, sizeof(uintptr_t)};
-    iovec remote{reinterpret_cast<void*>(address), sizeof(uintptr_t)};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof(uintptr_t));
+    return read_at(address, out);
 }
 
 // One frame up from registers, whose pc is in range. A return address is looked up at pc - 1:

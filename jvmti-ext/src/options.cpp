@@ -99,6 +99,9 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "native") {
             ok = ok && (value == "on" || value == "off");
             if (ok) out->native_frames = value == "on";
+        } else if (name == "walker") {
+            ok = ok && (value == "asgct" || value == "vmstructs");
+            if (ok) out->walker = value == "vmstructs" ? Walker::kVmStructs : Walker::kAsyncGetCallTrace;
         } else if (name == "events-jar") {
             out->events_jar = value;
         } else if (name == "latency") {
@@ -107,7 +110,7 @@ bool parse_options(const char* text, Options* out, std::string* error) {
             ok = ok && parse_duration_ns(value, &out->stats_period_ns);
         } else {
             *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, pending, continuous, "
-                     "native, log, extensions, events-jar, stats, latency)";
+                     "native, walker, log, extensions, events-jar, stats, latency)";
             return false;
         }
         if (!ok) {

@@ -107,7 +107,8 @@ bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor
     return true;
 }
 
-bool PhysicalWalk::below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out) {
+bool PhysicalWalk::below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out, bool* none) {
+    *none = false;
     if (g_wrapper_anchor == 0 || !thread.holds(fp + kCallWrapper * static_cast<intptr_t>(kWord), kWord)) {
         return false;
     }
@@ -117,10 +118,22 @@ bool PhysicalWalk::below_entry_frame(const ThreadSlotView& thread, uintptr_t fp,
     if (wrapper <= fp || !thread.holds(anchor, std::max(g_last_sp, std::max(g_last_pc, g_last_fp)) + kWord)) {
         return false;
     }
+    if (*reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_sp) == 0) {
+        *none = true;
+        return false;
+    }
     return anchored_frame(thread, anchor, out);
 }
 
-int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max) {
+int32_t PhysicalWalk::walk_java(const ThreadSlotView& thread, const Registers& start, CallFrame* frames,
+                               uintptr_t* values, int32_t max, bool* complete) {
+    *complete = false;
+    if (thread.stack_high == 0) return 0;
+    return walk_from(thread, start, values, max, frames, complete);
+}
+
+int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
+                                CallFrame* own, bool* complete) {
     uintptr_t pc = top.pc, fp = top.fp;
     // The unextended stack pointer: where a compiled frame starts. Below an interpreted callee
     // it is the sender's stack pointer the interpreter saved (the callee's arguments, which an
@@ -133,7 +146,11 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
             // No frame of its own for the frame types: the walk goes on below the C frames the
             // call into Java came from, at the last Java frame before that call.
             Registers below{};
-            if (!below_entry_frame(thread, fp, &below) || below.sp <= sp) break;
+            bool none = false;
+            if (!below_entry_frame(thread, fp, &below, &none) || below.sp <= sp) {
+                if (none && complete != nullptr) *complete = true;
+                break;
+            }
             sp = below.sp;
             fp = below.fp;
             pc = below.pc;
@@ -141,16 +158,23 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
         }
         if (in_interpreter(pc)) {
             if (fp < sp || !thread.holds(fp - kWord, 3 * kWord)) break;
+            if (own != nullptr) {
+                if (!thread.holds(fp + kBcpSlot * static_cast<intptr_t>(kWord), (1 - kBcpSlot) * kWord)) break;
+                own[count] = CallFrame(kInterpretedFrame, reinterpret_cast<jmethodID>(word_at(fp, kMethodSlot)));
+                pc = word_at(fp, kBcpSlot);
+            }
             pcs[count++] = pc;
             caller_sp = word_at(fp, kSenderSp);
             caller_fp = word_at(fp, kSavedFp);
             caller_pc = word_at(fp, kReturnAddress);
             if (caller_sp < fp + 2 * kWord) break;
         } else {
-            const uint32_t words = CodeHeaps::frame_words_at(pc);
+            uintptr_t method = 0;
+            const uint32_t words = CodeHeaps::frame_words_and_method_at(pc, own != nullptr ? &method : nullptr);
             if (words == 0) break;
             const uintptr_t sender_sp = sp + words * kWord;
             if (!thread.holds(sender_sp - 2 * kWord, 2 * kWord)) break;
+            if (own != nullptr) own[count] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(method));
             pcs[count++] = pc;
             caller_sp = sender_sp;
             caller_fp = word_at(sender_sp, -2);

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "arch.h"
+#include "request_ring.h"
 #include "thread_registry.h"
 
 namespace stackreq {
@@ -50,15 +51,32 @@ public:
     // no last Java frame, i.e. it has no Java frame at all (a native thread attached to the VM).
     // False when the anchor's place is not known.
     static bool without_java_frames(const ThreadSlotView& thread);
+    // Async-signal-safe. walker=vmstructs: the same walk from start (the registers of a Java
+    // frame, or of the thread's last Java frame when from_anchor), recording each frame for the
+    // emitter to build the stack from (java_frames.h): an interpreted frame as kInterpretedFrame
+    // with its Method* in frames[i].method and its bytecode pointer (the frame's saved one) in
+    // values[i]; any other (compiled) frame as kCompiledFrame with its PC in values[i] and, in
+    // frames[i].method, the Method* its code blob names (CodeHeaps::frame_words_and_method_at).
+    // Returns the
+    // frame count; *complete says whether the walk reached the thread's first entry frame (a stack
+    // without it was cut short by a frame the walk cannot size, or by max).
+    static int32_t walk_java(const ThreadSlotView& thread, const Registers& start, CallFrame* frames,
+                             uintptr_t* values, int32_t max, bool* complete);
+    // Async-signal-safe: the registers of the calling thread's last Java frame (its frame anchor).
+    static bool last_java_frame(const ThreadSlotView& thread, Registers* out);
+    // The Method* slot and the bytecode pointer slot of an interpreted frame, in words from its fp.
+    static constexpr intptr_t kMethodSlot = -3, kBcpSlot = -8;
     static void reset_for_test();
 
 private:
-    static int32_t walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max);
+    // own, when not null, receives the frames of walk_java (values in pcs).
+    static int32_t walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
+                             CallFrame* own = nullptr, bool* complete = nullptr);
     // The registers of the last Java frame a frame anchor (a JavaFrameAnchor at anchor) holds.
     static bool anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out);
-    static bool last_java_frame(const ThreadSlotView& thread, Registers* out);
-    // The last Java frame below the entry frame whose frame pointer is fp.
-    static bool below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out);
+    // The last Java frame below the entry frame whose frame pointer is fp. *none is set when the
+    // entry frame's anchor says there is none (the thread's first entry frame).
+    static bool below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out, bool* none);
 
     static std::atomic<uintptr_t> interpreter_start_;
     static std::atomic<uintptr_t> interpreter_end_;

@@ -16,6 +16,7 @@
 #include "internal_threads.h"
 #include "latency_histogram.h"
 #include "native_unwind.h"
+#include "own_walk.h"
 #include "physical_walk.h"
 #include "stack_walker.h"
 #include "stackreq.h"
@@ -74,6 +75,32 @@ void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_
     }
     latency.whole.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered)));
     latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
+}
+
+// latency= with walker=vmstructs: the bare AsyncGetCallTrace walk the own walk is compared with,
+// after the request (outside its time; the own walk has warmed the caches it finds cold), into a
+// buffer on this stack (up to kMaxBareWalkDepth frames; deeper rings are not measured).
+constexpr uint32_t kMaxBareWalkDepth = 256;
+void record_bare_walk(const ThreadSlotView& thread, void* ucontext, uint32_t max_depth) {
+    if (max_depth > kMaxBareWalkDepth) return;
+    CallFrame frames[kMaxBareWalkDepth];
+    const uint64_t cycles = StackWalker::time_bare_walk(thread, ucontext, frames, max_depth);
+    if (cycles > 0) request_latency().first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(cycles)));
+}
+
+// Async-signal-safe. walker=vmstructs: the own walk into slot (own_walk.h); false, the slot's walk
+// fields untouched but own_walk, when AsyncGetCallTrace must walk instead.
+bool walk_own(const ThreadSlotView& thread, void* ucontext, uint32_t java_depth, RequestSlot* slot) {
+    bool truncated = false;
+    const int32_t count = OwnWalk::walk(thread, ucontext, slot, static_cast<int32_t>(java_depth), &truncated);
+    slot->own_walk = count > 0;
+    if (!slot->own_walk) return false;
+    // The emitter makes the frames (java_frames.h); frame_count stays > 0 until then.
+    slot->frame_count = count;
+    slot->physical_count = count;
+    slot->top_pc = 0;
+    slot->truncated = truncated;
+    return true;
 }
 
 // Async-signal-safe. Throttles, counts and claims a ring slot stamped with the request's time and
@@ -178,28 +205,37 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     }
     bool recovered = false;
     uint64_t first_walk_cycles = 0;
+    const bool own_walker = state.options.walker == Walker::kVmStructs && slot->kind == RequestKind::kWalked;
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
     const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
-    Registers top{};
-    slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
-                                          state.measure_latency ? &first_walk_cycles : nullptr);
-    // AsyncGetCallTrace answers "unknown, not Java" for a thread in C code that has no Java frame at
-    // all (a native thread attached to the VM) as for one whose frames it cannot walk; the anchor
-    // tells them apart, and the first's native frames are its whole stack (SlotResolver::resolve).
-    if (slot->native_count > 0 && slot->frame_count == kWalkUnknownNotJava &&
-        PhysicalWalk::without_java_frames(thread)) {
-        slot->frame_count = kWalkNoJavaFrames;
+    if (!own_walker || !walk_own(thread, ucontext, java_depth, slot)) {
+        slot->own_walk = false;
+        Registers top{};
+        slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
+                                              state.measure_latency && !own_walker ? &first_walk_cycles : nullptr);
+        // AsyncGetCallTrace answers "unknown, not Java" for a thread in C code that has no Java frame
+        // at all (a native thread attached to the VM) as for one whose frames it cannot walk; the
+        // anchor tells them apart, and the first's native frames are its whole stack
+        // (SlotResolver::resolve).
+        if (slot->native_count > 0 && slot->frame_count == kWalkUnknownNotJava &&
+            PhysicalWalk::without_java_frames(thread)) {
+            slot->frame_count = kWalkNoJavaFrames;
+        }
+        slot->top_pc = top.pc;
+        if (own_walker) OwnWalk::note_left_walk(slot->frame_count);
+        slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
+                                                                          static_cast<int32_t>(state.ring.max_depth()),
+                                                                          &slot->physical_from_anchor)
+                                                     : 0;
+        slot->truncated = slot->frame_count == static_cast<int32_t>(java_depth);
     }
-    slot->top_pc = top.pc;
-    slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
-                                                                      static_cast<int32_t>(state.ring.max_depth()),
-                                                                      &slot->physical_from_anchor)
-                                                 : 0;
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
-    slot->truncated = slot->frame_count == static_cast<int32_t>(java_depth);
     if (recovered) Counters::add(Counter::recovered);
     state.ring.publish(slot);
-    if (state.measure_latency) record_latency(entered, walk_cycles, first_walk_cycles);
+    if (state.measure_latency) {
+        record_latency(entered, walk_cycles, first_walk_cycles);
+        if (own_walker) record_bare_walk(thread, ucontext, state.ring.max_depth());
+    }
     return JVMTI_ERROR_NONE;
 }
 
@@ -237,6 +273,7 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     slot->kind = RequestKind::kBiasedOther;
     slot->top_pc = 0;
     slot->physical_count = 0;
+    slot->own_walk = false;
     slot->frame_count = 0;
     slot->native_count = 0;
     slot->truncated = false;

@@ -29,6 +29,11 @@ struct CallFrame {
 };
 static_assert(sizeof(CallFrame) == 16 && offsetof(CallFrame, method) == 8, "AsyncGetCallTrace's frame layout");
 
+// walker=vmstructs: the markers of the frames stackreq's own walk records (PhysicalWalk::walk_java),
+// which the emitter turns into Java frames (java_frames.h).
+constexpr jint kInterpretedFrame = -1000;
+constexpr jint kCompiledFrame = -1001;
+
 enum class RequestKind : uint8_t {
     kWalked = 0,      // frames captured by AsyncGetCallTrace at the request, from the signal's ucontext
     kBiasedSelf = 1,  // ucontext == NULL: frames captured the same way, from the request's own registers
@@ -48,6 +53,13 @@ struct RequestSlot {
     int32_t physical_count;   // physical frames walked (physical_walk.h)
     bool physical_from_anchor;  // they start at the thread's last Java frame, not at top_pc
     uintptr_t* physical_pcs;  // max_depth entries after frames: their PCs, top first
+    // walker=vmstructs: frames[0, physical_count) are the own walk's markers, physical_pcs their
+    // bytecode pointers or PCs (PhysicalWalk::walk_java); top_bcp the interpreter's bytecode
+    // pointer register at the signal (0: none), top_unbuilt that the top compiled frame is in its
+    // prologue or epilogue, its frame not there.
+    bool own_walk;
+    bool top_unbuilt;
+    uintptr_t top_bcp;
     // native=on: the native PCs above the Java frames, signal PC first (native_unwind.h); they
     // live after the physical PCs, in the slot's own memory.
     uint32_t native_count;

@@ -2,6 +2,7 @@
 
 #include "agent_state.h"
 #include "frame_typer.h"
+#include "java_frames.h"
 #include "stack_walker.h"
 #include "thread_directory.h"
 #include "virtual_threads.h"
@@ -84,6 +85,11 @@ void SlotResolver::end_at_virtual_thread_entry(RequestSlot& slot, bool mounted) 
     }
 }
 
+bool SlotResolver::ready(const RequestSlot& slot, int64_t now) {
+    return !slot.own_walk || now - slot.event.start_ticks > kMaxDescriptionWaitNanos ||
+           java_frames_described(agent().compiled_methods, slot);
+}
+
 StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, EventStore& store) {
     StackTraceRequestEvent event = slot.event;
     const uint64_t virtual_thread = slot.kind == RequestKind::kBiasedOther ? 0 : slot.event.thread_id;
@@ -100,10 +106,14 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
         case RequestKind::kWalked:
         case RequestKind::kBiasedSelf:
             event.thread_id = virtual_thread != 0 ? virtual_thread : threads.key_for_tid(slot.tid);
+            if (slot.own_walk) {
+                build_java_frames(agent().compiled_methods, agent().method_table, slot,
+                                  static_cast<int32_t>(max_depth_ - slot.native_count), &own_frames_);
+            }
             end_at_virtual_thread_entry(slot, virtual_thread != 0);
             truncated = slot.truncated;
             if (slot.frame_count > 0) {
-                type_walked_frames(slot);
+                if (!slot.own_walk) type_walked_frames(slot);
                 if (slot.native_count > 0) {
                     // The walked-stack cache knows Java frames only: stacks with native frames skip it.
                     append_native_frames(slot);

@@ -27,6 +27,11 @@ public:
     // The event of slot, failed when no stack could be taken; its stack is interned in store.
     // Releases the slot's global thread reference.
     StackTraceRequestEvent resolve(JNIEnv* jni, RequestSlot& slot, EventStore& store);
+    // Whether slot can be resolved now (at monotonic_ticks() now): an own walk (own_walk.h) waits
+    // for the JVM to report the code its compiled frames ran (CompiledMethodLoad comes from the
+    // JVM's service thread, after the code ran), up to kMaxDescriptionWaitNanos.
+    static bool ready(const RequestSlot& slot, int64_t now);
+    static constexpr int64_t kMaxDescriptionWaitNanos = 200 * 1000 * 1000;
     const MethodResolver& methods() const { return methods_; }
     // After the store renumbered its stacks: the ids remembered for walked stacks are stale.
     void forget_stacks() { walked_stacks_.clear(); }
@@ -54,6 +59,7 @@ private:
     std::unordered_map<uintptr_t, uint64_t> native_method_ids_;  // looked-up PC -> MethodEntry id
     std::vector<jvmtiFrameInfo> frame_buffer_;
     std::vector<StackFrameEntry> frames_;
+    std::vector<CallFrame> own_frames_;  // scratch for build_java_frames
 };
 
 }  // namespace stackreq

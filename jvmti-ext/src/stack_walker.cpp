@@ -193,6 +193,15 @@ void* StackWalker::context_of_interrupted_code(const ThreadSlotView& thread, voi
     return interrupted_context(thread, ucontext);
 }
 
+uint64_t StackWalker::time_bare_walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
+                                     uint32_t max_depth) {
+    if (g_async_get_call_trace == nullptr) return 0;
+    if (thread.stack_high != 0) ucontext = interrupted_context(thread, ucontext);
+    const uint64_t start = cycle_counter();
+    walk_once(thread.jni, ucontext, frames, max_depth);
+    return cycle_counter() - start;
+}
+
 bool StackWalker::init() {
     void* symbol = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
     if (symbol == nullptr) {

@@ -52,6 +52,11 @@ public:
     // alone: the bare walk.
     static int32_t walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames, uint32_t max_depth,
                         bool* recovered, Registers* top, uint64_t* first_walk_cycles = nullptr);
+    // Async-signal-safe, latency= with walker=vmstructs: the cycle_counter() time of one bare
+    // AsyncGetCallTrace walk from ucontext into frames (max_depth of them), the baseline the own
+    // walk is measured against; 0 when AsyncGetCallTrace is not there.
+    static uint64_t time_bare_walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
+                                   uint32_t max_depth);
     // Async-signal-safe. The context of the code the signal interrupted: ucontext itself, or, when
     // the handler was entered at the first instruction of another handler (two signals delivered
     // at once), the context the kernel saved for that one.

@@ -30,6 +30,8 @@ public final class Bench {
     final int reps;
     /** Length of the continuous-recording memory run (--minutes). */
     int continuousMinutes = 30;
+    /** --walker: the agent's walker= option in the latency part (empty: its default). */
+    String walker = "";
     final Path nativeDir = Path.of(System.getProperty("bench.native"));
     final Path asyncProfiler = Path.of(System.getProperty("bench.asprof"));
     final String classpath = System.getProperty("bench.cp");
@@ -58,6 +60,7 @@ public final class Bench {
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
+                + " [--walker asgct|vmstructs]"
                 + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth]");
         System.exit(2);
     }
@@ -68,6 +71,7 @@ public final class Bench {
         Set<String> parts = new LinkedHashSet<>(List.of("overhead", "latency", "emitter", "memory", "vthreads"));
         int reps = -1;
         int minutes = 30;
+        String walker = "";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick": quick = true; break;
@@ -78,6 +82,10 @@ public final class Bench {
                 case "--minutes":
                     if (++i == args.length) usage("--minutes needs a number");
                     minutes = Integer.parseInt(args[i]);
+                    break;
+                case "--walker":
+                    if (++i == args.length) usage("--walker needs asgct or vmstructs");
+                    walker = args[i];
                     break;
                 case "--reps":
                     if (++i == args.length) usage("--reps needs a number");
@@ -105,6 +113,7 @@ public final class Bench {
         if (reps < 0) reps = quick ? 2 : 5;
         Bench bench = new Bench(quick, jdks, parts, reps);
         bench.continuousMinutes = minutes;
+        bench.walker = walker;
         bench.measuredOn = System.getProperty("bench.measuredOn", "Measured on an unknown commit");
         bench.run();
     }

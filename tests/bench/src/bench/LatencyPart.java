@@ -22,7 +22,8 @@ final class LatencyPart {
         Path dir = bench.work.resolve("latency").resolve(jdk.feature + "-depth" + depth + "-" + rep);
         double seconds = bench.quick ? 2.5 : 6;
         List<String> args = List.of("-Xms256m", "-Xmx256m",
-                "-agentpath:" + bench.lib("libstackreq.so") + "=latency=" + dir.resolve("latency.json"),
+                "-agentpath:" + bench.lib("libstackreq.so") + "=latency=" + dir.resolve("latency.json")
+                        + (bench.walker.isEmpty() ? "" : ",walker=" + bench.walker),
                 "-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=1ms,out=" + dir.resolve("samples.jsonl"));
         Jvm.Result result = jdk.run(dir, args, bench.classpath, "bench.DeepSpin",
                 List.of(String.valueOf(depth), String.valueOf(seconds), dir.resolve("rec.jfr").toString()), 300, null);

@@ -24,6 +24,7 @@ import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEachJdkAndWalker;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -53,9 +54,9 @@ class FuzzedContextsTest {
     @TempDir
     Path dir;
 
-    @OnEachJdk
-    void fuzzedContextsNeverCrashAndEveryAcceptedRequestHasItsEvent(Jdk jdk) throws Exception {
-        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16);
+    @OnEachJdkAndWalker
+    void fuzzedContextsNeverCrashAndEveryAcceptedRequestHasItsEvent(Jdk jdk, String walker) throws Exception {
+        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16, "walker=" + walker);
         fuzzed.assertAccounted();
         assertTrue(fuzzed.controlsWalked() > 0,
                 () -> "no unmutated control request was walked: the harness does not deliver real contexts\n"
@@ -146,9 +147,9 @@ class FuzzedContextsTest {
      * signal context always has SP inside the thread's stack, so the request path can refuse to
      * walk one that has not, and must, because AsyncGetCallTrace does not.
      */
-    @OnEachJdk
-    void pcPastTheInterruptedOneWithAnUnreadableStackPointer(Jdk jdk) throws Exception {
-        fuzz(jdk, "sweep=1024", 30_000, 1024).assertAccounted();
+    @OnEachJdkAndWalker
+    void pcPastTheInterruptedOneWithAnUnreadableStackPointer(Jdk jdk, String walker) throws Exception {
+        fuzz(jdk, "sweep=1024", 30_000, 1024, "walker=" + walker).assertAccounted();
     }
 
     /**
@@ -156,9 +157,9 @@ class FuzzedContextsTest {
      * which HotSpot keeps PROT_NONE. The request path must not read there (it is not "within the
      * thread's own stack mapping" in the sense of readable).
      */
-    @OnEachJdk
-    void stackAndFramePointerInTheGuardZone(Jdk jdk) throws Exception {
-        fuzz(jdk, "guard=only", 5_000, 16).assertAccounted();
+    @OnEachJdkAndWalker
+    void stackAndFramePointerInTheGuardZone(Jdk jdk, String walker) throws Exception {
+        fuzz(jdk, "guard=only", 5_000, 16, "walker=" + walker).assertAccounted();
     }
 
     /** The guard-zone contexts with {@code native=on}: the native unwinder must not read there either. */
@@ -217,19 +218,21 @@ class FuzzedContextsTest {
         return fuzz(jdk, chaosOptions, requests, perSignal, "native=off");
     }
 
-    private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal, String nativeOption)
+    /** agentOptions: the agent's options beside ring=, e.g. native= or walker=. */
+    private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal, String agentOptions)
             throws Exception {
-        return fuzz(jdk, chaosOptions, requests, perSignal, nativeOption, false);
+        return fuzz(jdk, chaosOptions, requests, perSignal, agentOptions, false);
     }
 
-    private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal, String nativeOption,
+    /** internal: the requests also come from the JVM's own threads and from native threads. */
+    private Fuzzed fuzz(Jdk jdk, String chaosOptions, long requests, int perSignal, String agentOptions,
             boolean internal) throws Exception {
         Path recording = dir.resolve("fuzz.jfr");
         Path reportFile = dir.resolve("fuzz.txt");
         Path results = dir.resolve("fuzz-results");
         int capacity = (int) (requests + 200_000);
         JvmRun.Result run = JvmRun.on(jdk, dir).name("fuzz").withoutRequester()
-                .stackreqOptions("ring=65536," + nativeOption)
+                .stackreqOptions("ring=65536," + agentOptions)
                 .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=ids=" + capacity + ","
                         + chaosOptions, "-Xmx256m", "-XX:StartFlightRecording=filename=" + recording
                                 + ",+jdk.StackTraceRequest#enabled=true")

@@ -19,7 +19,7 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEachJdkAndWalker;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,11 +34,12 @@ import org.openjdk.jmc.common.IMCFrame;
  * request path walks the physical frames beside AsyncGetCallTrace), and JMC reads them as such.
  */
 class StressTest {
-    @OnEachJdk
-    void eightSignalledThreadsWithGcAndClassUnloading(Jdk jdk, @TempDir Path dir) throws Exception {
+    @OnEachJdkAndWalker
+    void eightSignalledThreadsWithGcAndClassUnloading(Jdk jdk, String walker, @TempDir Path dir) throws Exception {
         Path recording = dir.resolve("stress.jfr");
         Report report = JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
-                .flags("-Xmx96m").recordingTo(recording).runForReport(Stress.class, "seconds=10");
+                .stackreqOptions("walker=" + walker).flags("-Xmx96m").recordingTo(recording)
+                .runForReport(Stress.class, "seconds=10");
         assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("loaders") >= 10, () -> "class loading did not run\n" + report);
         assertTrue(report.getLong("gcCount") >= 5, () -> "no GC pressure\n" + report);

@@ -16,12 +16,13 @@ import io.stackreq.validation.oracle.OracleRun;
 
 /**
  * {@code tests/validate [--jdk PATH ...] [--full] [--only oracle|bias] [--attach] [--dir DIR]
- * [--profilers stackreq,async_profiler_cpu,...] [--workloads arraycopy,...]}: runs the
- * correctness oracle and the bias benchmark on each JDK (default: JDK 17 and 25) and prints two
+ * [--profilers stackreq,async_profiler_cpu,...] [--workloads arraycopy,...] [--walker asgct|vmstructs]}: runs
+ * the correctness oracle and the bias benchmark on each JDK (default: JDK 17 and 25) and prints two
  * markdown tables per JDK, after one line naming the commit, the date and the command. Without
  * {@code --full} it runs the short CI durations. With {@code --attach} the oracle runs layers (a) and
  * (c) with both agents attached after a warm-up ({@link OracleRun#runAttached}); the {@code jni}
- * workload cannot run there (its natives are in liboracle.so, absent during the warm-up).
+ * workload cannot run there (its natives are in liboracle.so, absent during the warm-up). {@code --walker}
+ * gives the oracle's libstackreq.so that {@code walker=} option (default: the agent's own default).
  */
 public final class Validate {
     /** With --attach: how long the workloads run before libstackreq.so and liboracle.so come. */
@@ -48,8 +49,10 @@ public final class Validate {
                 case "--dir" -> dir = Path.of(args[++i]);
                 case "--profilers" -> profilers = List.of(args[++i].split(","));
                 case "--workloads" -> workloads = List.of(args[++i].split(","));
+                case "--walker" -> System.setProperty(OracleRun.WALKER_PROPERTY, args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + " (usage: validate [--jdk PATH ...] [--full] [--only oracle|bias] [--attach] [--dir DIR])");
+                        + " (usage: validate [--jdk PATH ...] [--full] [--only oracle|bias] [--attach] [--dir DIR]"
+                        + " [--walker asgct|vmstructs])");
             }
         }
         if (jdks.isEmpty()) {

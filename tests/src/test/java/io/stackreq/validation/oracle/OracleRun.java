@@ -151,6 +151,14 @@ public final class OracleRun {
         }
     }
 
+    /** The system property that names the walker= option the oracle runs libstackreq.so with. */
+    public static final String WALKER_PROPERTY = "stackreq.oracle.walker";
+
+    private static String walkerOption() {
+        String walker = System.getProperty(WALKER_PROPERTY);
+        return walker == null ? "" : ",walker=" + walker;
+    }
+
     private static String summary(JvmRun.Result result) {
         Matcher m = SUMMARY.matcher(result.stdout());
         if (!m.find()) {
@@ -171,7 +179,7 @@ public final class OracleRun {
         }
         Path oracle = JvmRun.requesterLibrary().resolveSibling("liboracle.so").toAbsolutePath();
         JvmRun run = JvmRun.on(jdk, dir).name("oracle").withoutRequester()
-                .stackreqOptions("depth=1024,ring=1024")
+                .stackreqOptions("depth=1024,ring=1024" + walkerOption())
                 .flags("-agentpath:" + oracle + "=out=" + dir + ",layers=" + layers,
                         "-javaagent:" + agentJar + "=" + dir.resolve("methods.txt"),
                         "-Dstackreq.oracle.layers=" + layers,

@@ -1,0 +1,87 @@
+#include "method_table.h"
+
+#include "safe_read.h"
+#include "vm_structs.h"
+
+namespace stackreq {
+
+namespace {
+
+uintptr_t method_of(jmethodID id) {
+    uintptr_t method = 0;
+    return read_at(reinterpret_cast<uintptr_t>(id), &method) ? method : 0;
+}
+
+}  // namespace
+
+bool MethodTable::init(std::string* error) {
+    VmStructs vm;
+    if (!vm.init() || !vm.field_offset("Method", "_constMethod", &const_method_) ||
+        !vm.field_offset("ConstMethod", "_code_size", &code_size_) ||
+        !vm.type_size("ConstMethod", &const_method_size_)) {
+        *error = "gHotSpotVMStructs has no Method::_constMethod, ConstMethod::_code_size or sizeof(ConstMethod)";
+        return false;
+    }
+    // Every known Method* must lead to a ConstMethod whose bytecodes are readable.
+    std::lock_guard<std::mutex> lock(mutex_);
+    int32_t checked = 0;
+    for (const auto& entry : ids_) {
+        uintptr_t const_method = 0;
+        uint16_t code_size = 0;
+        if (!read_at(entry.first + const_method_, &const_method) || const_method == 0 ||
+            !read_at(const_method + code_size_, &code_size)) {
+            *error = "a jmethodID does not hold a Method* with a readable ConstMethod";
+            return false;
+        }
+        if (++checked == 64) break;
+    }
+    if (checked == 0) {
+        *error = "no method known to check the jmethodIDs on";
+        return false;
+    }
+    ready_ = true;
+    return true;
+}
+
+// HotSpot never frees a jmethodID's word (an unloaded method's is cleared), so it is read directly:
+// this runs for every compiled frame an own walk records.
+bool MethodTable::holds(jmethodID id, uintptr_t method) {
+    return method != 0 && id != nullptr &&
+           __atomic_load_n(reinterpret_cast<const uintptr_t*>(id), __ATOMIC_RELAXED) == method;
+}
+
+void MethodTable::add(const jmethodID* methods, int32_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int32_t i = 0; i < count; i++) {
+        const uintptr_t method = method_of(methods[i]);
+        if (method != 0) ids_[method] = methods[i];
+    }
+}
+
+bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const {
+    *known = false;
+    if (!ready_) return false;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto found = ids_.find(method);
+        if (found == ids_.end()) return false;
+        *id = found->second;
+    }
+    uintptr_t const_method = 0;
+    uint16_t code_size = 0;
+    if (method_of(*id) != method || !read_at(method + const_method_, &const_method) || const_method == 0 ||
+        !read_at(const_method + code_size_, &code_size)) {
+        return false;
+    }
+    *known = true;
+    if (code_size == 0 && bcp == 0) {
+        *bci = -1;
+        return true;
+    }
+    const uintptr_t code = const_method + const_method_size_;
+    if (bcp < code || bcp >= code + code_size) return false;
+    *bci = static_cast<int32_t>(bcp - code);
+    return true;
+}
+
+}  // namespace stackreq

@@ -1,0 +1,44 @@
+// walker=vmstructs: the jmethodID of each Method* an own walk records (own_walk.h), and the
+// bytecode index of an interpreted frame's bytecode pointer. HotSpot's jmethodID (JDK 17 and
+// 25) points to a word that holds the method's Method* while its class is loaded; the table is
+// filled as classes are prepared (every method gets its jmethodID then, agent_main.cpp), and an
+// entry counts only while its jmethodID still holds that Method*. The bytecodes follow a
+// method's ConstMethod (gHotSpotVMStructs gives where). Normal context only (one mutex).
+#pragma once
+
+#include <jvmti.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace stackreq {
+
+class MethodTable {
+public:
+    // Normal context, at VMInit: learns Method's and ConstMethod's layout. Returns false and sets
+    // *error when this JVM does not publish it, or its jmethodIDs do not hold Method* (checked on
+    // the methods already added).
+    bool init(std::string* error);
+    bool ready() const { return ready_; }
+    // Normal context: remembers the Method* of each method.
+    void add(const jmethodID* methods, int32_t count);
+    // The jmethodID of method and the bytecode index of bcp in it; a native method (no bytecodes,
+    // the interpreter keeps bcp 0 in its frame) has *bci = -1. False when the method is not known
+    // or unloaded, or bcp is not in its bytecodes.
+    // Whether id holds method now (false for an unloaded method's).
+    static bool holds(jmethodID id, uintptr_t method);
+    // *known says whether the method itself was found.
+    bool resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const;
+
+private:
+    mutable std::mutex mutex_;
+    std::unordered_map<uintptr_t, jmethodID> ids_;
+    bool ready_ = false;
+    uint64_t const_method_ = 0;       // Method::_constMethod
+    uint64_t code_size_ = 0;          // ConstMethod::_code_size (u2)
+    uint64_t const_method_size_ = 0;  // sizeof(ConstMethod): its bytecodes follow it
+};
+
+}  // namespace stackreq
