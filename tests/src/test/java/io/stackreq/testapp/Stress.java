@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
@@ -16,7 +17,8 @@ import java.util.function.LongUnaryOperator;
  * 8 threads with CPU-time timers (requests from real signals) for {@code seconds} (10) while
  * they burn CPU, allocate (GC pressure) and load {@link Loadable} through throw-away class
  * loaders (class loading and unloading); the main thread calls System.gc() every 500 ms.
- * Arguments: {@code out} (required), {@code seconds}, {@code intervalUs} (1000).
+ * Arguments: {@code out} (required), {@code seconds}, {@code intervalUs} (1000), {@code minRequests} (0:
+ * the timer requests to wait for after {@code seconds}, for at most three times as long again).
  * Report: the timer results, {@code loaders}, {@code gcCount}, {@code unloadedClasses}.
  */
 public final class Stress {
@@ -37,15 +39,17 @@ public final class Stress {
         long unloadedBefore = ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount();
         long gcBefore = BusyLoops.gcCount();
         long deadline = System.nanoTime() + nanos;
+        int minRequests = a.getInt("minRequests", 0);
+        AtomicBoolean stop = new AtomicBoolean();
+        BooleanSupplier running = () -> !stop.get();
         ThreadFailures failures = new ThreadFailures();
         List<Thread> threads = new ArrayList<>();
         CountDownLatch started = new CountDownLatch(8);
         for (int i = 0; i < 8; i++) {
             int kind = i % 3;
-            BooleanSupplier running = () -> System.nanoTime() - deadline < 0;
             Runnable work = kind == 0 ? () -> BusyLoops.burn(running)
                     : kind == 1 ? () -> BusyLoops.allocate(running)
-                    : () -> loadClassesUntil(deadline, classes, loaders);
+                    : () -> loadClassesWhile(running, classes, loaders);
             threads.add(failures.start("stress-" + i, () -> {
                 try {
                     Requester.startTimerOrThrow(intervalUs);
@@ -57,10 +61,15 @@ public final class Stress {
             }));
         }
         started.await();
-        while (System.nanoTime() - deadline < 0) {
+        // On a busy machine the threads' CPU-time timers fire less often in the same wall time: the
+        // run then goes on (up to four times as long) until the timers issued minRequests.
+        long latest = deadline + 3 * nanos;
+        while (System.nanoTime() - deadline < 0
+                || (Requester.issued() < minRequests && System.nanoTime() - latest < 0)) {
             Thread.sleep(500);
             System.gc();
         }
+        stop.set(true);
         for (Thread thread : threads) {
             thread.join();
         }
@@ -74,9 +83,9 @@ public final class Stress {
         report.write(a.path("out"));
     }
 
-    static void loadClassesUntil(long deadline, URL classes, AtomicLong loaders) {
+    static void loadClassesWhile(BooleanSupplier running, URL classes, AtomicLong loaders) {
         ClassLoader parent = ClassLoader.getPlatformClassLoader();
-        while (System.nanoTime() - deadline < 0) {
+        while (running.getAsBoolean()) {
             try (URLClassLoader loader = new URLClassLoader(new URL[] {classes}, parent)) {
                 Class<?> loaded = loader.loadClass("io.stackreq.testapp.Loadable");
                 if (loaded.getClassLoader() != loader) {

@@ -39,7 +39,7 @@ class StressTest {
         Path recording = dir.resolve("stress.jfr");
         Report report = JvmRun.on(jdk, dir).timeout(Duration.ofSeconds(120))
                 .stackreqOptions("walker=" + walker).flags("-Xmx96m").recordingTo(recording)
-                .runForReport(Stress.class, "seconds=10");
+                .runForReport(Stress.class, "seconds=10", "minRequests=2000");
         assertEquals(JvmtiError.NONE, report.getInt("enable.rc"), () -> "enable\n" + report);
         assertTrue(report.getLong("loaders") >= 10, () -> "class loading did not run\n" + report);
         assertTrue(report.getLong("gcCount") >= 5, () -> "no GC pressure\n" + report);
