@@ -84,8 +84,8 @@ class ContinuousRecordingTest {
 
     @OnEachJdk
     void maxAgeDropsStackreqEventsWithTheJvmsEventsOfTheSameAge(Jdk jdk) throws Exception {
-        int seconds = 60;
-        int maxAge = 20;
+        int seconds = 40;
+        int maxAge = 14;
         // pending=1000: at the ~500 requests a second two CPU timers give here (the kernel tick
         // caps each at 250 Hz), stackreq asks JFR for a new chunk every 2-3 s.
         Report report = runApp(jdk, "retention", "pending=1000", "seconds=" + seconds, "maxAge=" + maxAge);
