@@ -33,6 +33,9 @@ public:
     bool describe(JNIEnv* jni, jthread thread, RunningThread* out) const;
     // After init: where a JavaThread keeps its JNIEnv (JNIEnv* - JavaThread*).
     intptr_t jni_environment_offset() const { return jni_environment_; }
+    // Where a Thread keeps its stack's high end and its size (valid after init).
+    uint64_t stack_base_offset() const { return stack_base_; }
+    uint64_t stack_size_offset() const { return stack_size_; }
 
 private:
     uintptr_t java_thread_of(JNIEnv* jni, jthread thread) const;

@@ -7,7 +7,6 @@
 
 #include "hotspot_threads.h"
 #include "thread_registry.h"
-#include "vm_structs.h"
 
 namespace stackreq {
 
@@ -23,21 +22,13 @@ std::atomic<bool> g_known{false};
 // How far above the signal's stack pointer a thread HotSpot does not know is read at most.
 constexpr uintptr_t kUnknownStackReach = 64u << 20;
 
-bool field_offset(const VmStructs& vm, const char* field, uint64_t* out) {
-    return vm.field_offset("Thread", field, out) || vm.field_offset("JavaThread", field, out);
-}
-
 }  // namespace
 
 bool InternalThreads::init(JNIEnv* jni, jthread current, std::string* error) {
     HotSpotThreads threads;
     if (!threads.init(jni, current, error)) return false;
-    VmStructs vm;
-    if (!vm.init() || !field_offset(vm, "_stack_base", &g_stack_base) ||
-        !field_offset(vm, "_stack_size", &g_stack_size)) {
-        *error = "gHotSpotVMStructs has no Thread::_stack_base and _stack_size";
-        return false;
-    }
+    g_stack_base = threads.stack_base_offset();
+    g_stack_size = threads.stack_size_offset();
     const uintptr_t own = reinterpret_cast<uintptr_t>(jni) - static_cast<uintptr_t>(threads.jni_environment_offset());
     for (unsigned key = 0; key < PTHREAD_KEYS_MAX; key++) {
         if (reinterpret_cast<uintptr_t>(pthread_getspecific(static_cast<pthread_key_t>(key))) != own) continue;
