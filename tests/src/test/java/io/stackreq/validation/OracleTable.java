@@ -45,6 +45,10 @@ public final class OracleTable {
                         .append("] mismatch: ")
                         .append(example).append('\n');
             }
+            if (!tally.byWalk.isEmpty()) {
+                out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
+                        .append("] by walk: ").append(tally.byWalk).append('\n');
+            }
             for (String example : tally.frameTypes.examples) {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] wrong frame type: ").append(example).append('\n');
