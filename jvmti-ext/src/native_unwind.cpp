@@ -70,4 +70,19 @@ uint32_t NativeUnwinder::unwind(const StackBounds& stack, Registers registers, u
     return count;
 }
 
+bool NativeUnwinder::caller_outside_objects(const StackBounds& stack, Registers registers, uint32_t max,
+                                            Registers* out) {
+    if (stack.high <= stack.low) return false;
+    for (uint32_t frame = 0; frame < max; frame++) {
+        const bool top = frame == 0;
+        const CodeRange* range = NativeLibraries::find(top ? registers.pc : registers.pc - 1);
+        if (range == nullptr) {
+            *out = registers;
+            return !top;
+        }
+        if (!step(stack, *range, top, &registers)) return false;
+    }
+    return false;
+}
+
 }  // namespace stackreq

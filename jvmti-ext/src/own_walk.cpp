@@ -3,6 +3,7 @@
 #include "arch.h"
 #include "code_heaps.h"
 #include "code_pages.h"
+#include "native_unwind.h"
 #include "physical_walk.h"
 #include "stack_walker.h"
 #include "stub_code.h"
@@ -20,7 +21,9 @@ constexpr uintptr_t kWord = sizeof(uintptr_t);
 constexpr uintptr_t kMaxStubFrameBytes = 512;
 
 std::atomic<uint64_t> g_outcomes[static_cast<int>(OwnWalkOutcome::kCount)];
-std::atomic<uint64_t> g_left_failed{0}, g_from_stub{0};
+std::atomic<uint64_t> g_left_failed{0}, g_from_stub{0}, g_from_leaf_call{0};
+// The most native frames unwound to find the compiled caller of a leaf call into the VM.
+constexpr uint32_t kMaxLeafCallFrames = 32;
 
 const char* const kOutcomeNames[] = {
     "walked",       "no-stack-bounds",    "sp-outside-stack", "unbuilt-unreadable", "stub-caller-unknown",
@@ -67,6 +70,17 @@ bool caller_of_stub(const ThreadSlotView& thread, const Registers& at, Registers
     return in_compiled_code(out->pc);
 }
 
+// The compiled caller of the native code at at.pc when the thread's frame anchor holds no last
+// Java frame: compiled code calls some VM and C functions as leaves, without setting the anchor
+// (GC barriers, math and conversion routines), and those frames are unwound with the objects'
+// call-frame rows (native_unwind.h) up to the return address into the compiled method. A
+// thread without any Java frame (starting or ending) has no such caller.
+bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out) {
+    return NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
+                                                  kMaxLeafCallFrames, out) &&
+           in_compiled_code(out->pc);
+}
+
 int32_t left_because(OwnWalkOutcome why, OwnWalkOutcome* outcome) {
     *outcome = why;
     return 0;
@@ -84,6 +98,7 @@ uint64_t OwnWalk::count(OwnWalkOutcome outcome) {
 }
 uint64_t OwnWalk::walked() { return count(OwnWalkOutcome::kWalked); }
 uint64_t OwnWalk::walked_from_stub() { return g_from_stub.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::walked_from_leaf_call() { return g_from_leaf_call.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::left_to_async_get_call_trace() {
     uint64_t left = 0;
     for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) left += count(static_cast<OwnWalkOutcome>(i));
@@ -117,13 +132,15 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     const uintptr_t pc = at_signal.pc;
     uintptr_t method = 0;
     const bool in_stub = StubCode::contains(pc);
+    bool from_leaf_call = false;
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
     } else if (in_stub) {
         // The stub has no Java frame: the walk starts at its caller, whose frame is complete
         // (the return address names the call's own debug record).
-        if (!caller_of_stub(thread, at_signal, &start))
+        if (!caller_of_stub(thread, at_signal, &start)) {
             return left_because(OwnWalkOutcome::kStubCallerUnknown, outcome);
+        }
     } else if (CodePages::contains(pc, kInstructionBytes) && CodeHeaps::frame_words_and_method_at(pc, &method) != 0) {
         const FrameSetup setup = compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
@@ -139,17 +156,20 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         }
     } else if (CodePages::contains(pc, 1)) {
         return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
-    } else if (!PhysicalWalk::last_java_frame(thread, &start)) {
+    } else if (PhysicalWalk::last_java_frame(thread, &start)) {
+        slot->physical_from_anchor = true;
+    } else if (!caller_of_leaf_call(thread, at_signal, &start)) {
         return left_because(OwnWalkOutcome::kNoLastJavaFrame, outcome);
     } else {
-        slot->physical_from_anchor = true;
+        from_leaf_call = true;
     }
     bool complete = false;
     count += PhysicalWalk::walk_java(thread, start, slot->frames + count, slot->physical_pcs + count, max - count,
-                                     &complete);
+                                     &complete, &slot->own_stop_pc);
     if (count == 0 || (!complete && count < max)) return left_because(OwnWalkOutcome::kCutShort, outcome);
     *truncated = !complete;
     if (in_stub) g_from_stub.fetch_add(1, std::memory_order_relaxed);
+    if (from_leaf_call) g_from_leaf_call.fetch_add(1, std::memory_order_relaxed);
     return count;
 }
 

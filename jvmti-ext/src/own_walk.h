@@ -3,10 +3,11 @@
 // interpreted frame's Method* and bytecode pointer, a compiled frame's PC; the emitter makes
 // Java frames of them (java_frames.h), with the inlined frames the JIT recorded for each PC.
 // A PC in a leaf stub (stub_code.h) is walked from the stub's compiled caller, found from the
-// stub's frame setup or the return address on top of the stack. Where the walk cannot start or
-// cannot finish (the PC in code it does not know, a thread without a last Java frame, a frame it
-// cannot size) it returns 0, says why (OwnWalkOutcome), and the request is walked with
-// AsyncGetCallTrace instead (StackWalker).
+// stub's frame setup or the return address on top of the stack; a PC in native code that
+// compiled code called as a leaf (no frame anchor set) from that caller, found by the native
+// unwinder (native_unwind.h). Where the walk cannot start or cannot finish (the PC in code it
+// does not know, a thread without a last Java frame, a frame it cannot size) it returns 0, says
+// why (OwnWalkOutcome), and the request is walked with AsyncGetCallTrace instead (StackWalker).
 #pragma once
 
 #include <atomic>
@@ -25,7 +26,7 @@ enum class OwnWalkOutcome : uint8_t {
     kUnbuiltUnreadable,  // a compiled method being entered or left, its caller's words not readable
     kStubCallerUnknown,  // the PC in a leaf stub whose compiled caller the walk cannot find
     kUnsizedCode,        // the PC in Java code the walk cannot size (a blob it does not know)
-    kNoLastJavaFrame,    // not in Java code, and the thread's frame anchor holds no last Java frame
+    kNoLastJavaFrame,    // not in Java code, no last Java frame in the anchor, no compiled caller unwound to
     kCutShort,           // a frame below the top the walk cannot size
     kCount
 };
@@ -47,6 +48,8 @@ public:
     static uint64_t left_to_async_get_call_trace();
     // Of the walks that returned frames, those that started at a leaf stub's caller.
     static uint64_t walked_from_stub();
+    // ... and those that started at the compiled caller of a leaf call into native code.
+    static uint64_t walked_from_leaf_call();
     // Async-signal-safe: the result of AsyncGetCallTrace's walk of a request left to it.
     static void note_left_walk(int32_t frame_count);
     // How many of those walks failed too.

@@ -167,8 +167,16 @@ void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* 
     if (slot.own_walk && captured) return;
     const char* outcome = slot.own_walk ? own_failure != nullptr ? own_failure : "emptied"
                                         : own_walk_outcome_name(static_cast<OwnWalkOutcome>(slot.own_outcome));
-    Log::debug("walk: user_data=%lld walker=%s outcome=%s failed=%d", static_cast<long long>(slot.event.user_data),
-               slot.own_walk ? "own" : "asgct", outcome, captured ? 0 : 1);
+    // A walk cut short names the code it stopped at: a compiled method, or the VM code's name.
+    std::string stopped;
+    if (!slot.own_walk && slot.own_outcome == static_cast<uint8_t>(OwnWalkOutcome::kCutShort)) {
+        jmethodID method = nullptr;
+        stopped = agent().compiled_methods.compiled_method_at(slot.own_stop_pc, &method)
+                      ? " stopped-in=compiled-method"
+                      : " stopped-in=" + native_symbols_.name(slot.own_stop_pc).symbol;
+    }
+    Log::debug("walk: user_data=%lld walker=%s outcome=%s failed=%d%s", static_cast<long long>(slot.event.user_data),
+               slot.own_walk ? "own" : "asgct", outcome, captured ? 0 : 1, stopped.c_str());
 }
 
 }  // namespace stackreq

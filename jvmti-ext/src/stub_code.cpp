@@ -7,6 +7,8 @@ namespace stackreq {
 StubCode::Range StubCode::ranges_[StubCode::kCapacity];
 std::atomic<uint32_t> StubCode::claimed_{0};
 std::atomic<uint32_t> StubCode::published_{0};
+std::atomic<uintptr_t> StubCode::lowest_{UINTPTR_MAX};
+std::atomic<uintptr_t> StubCode::highest_{0};
 
 namespace {
 // Leaf stubs of StubRoutines: called from compiled code, they call nothing and keep their caller
@@ -38,6 +40,13 @@ bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
     uint32_t index = claimed_.fetch_add(1, std::memory_order_relaxed);
     if (index >= kCapacity) return false;
     ranges_[index] = Range{start, start + length};
+    uintptr_t bound = lowest_.load(std::memory_order_relaxed);
+    while (start < bound && !lowest_.compare_exchange_weak(bound, start, std::memory_order_relaxed)) {
+    }
+    bound = highest_.load(std::memory_order_relaxed);
+    while (start + length > bound &&
+           !highest_.compare_exchange_weak(bound, start + length, std::memory_order_relaxed)) {
+    }
     // Publish in claim order so readers never see a half-written range.
     uint32_t expected = index;
     while (!published_.compare_exchange_weak(expected, index + 1, std::memory_order_release,
@@ -49,6 +58,9 @@ bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
 
 bool StubCode::contains(uintptr_t pc) {
     uint32_t count = published_.load(std::memory_order_acquire);
+    // Most PCs are in compiled methods, outside the stubs' span: no range is read for them (the
+    // scan touches every range's cache line, cold in a signal handler).
+    if (pc < lowest_.load(std::memory_order_relaxed) || pc >= highest_.load(std::memory_order_relaxed)) return false;
     for (uint32_t i = 0; i < count; i++) {
         if (pc >= ranges_[i].start && pc < ranges_[i].end) return true;
     }
@@ -60,6 +72,8 @@ uint32_t StubCode::size() { return published_.load(std::memory_order_acquire); }
 void StubCode::reset_for_test() {
     claimed_.store(0);
     published_.store(0);
+    lowest_.store(UINTPTR_MAX);
+    highest_.store(0);
 }
 
 }  // namespace stackreq

@@ -32,6 +32,9 @@ private:
     static Range ranges_[kCapacity];
     static std::atomic<uint32_t> claimed_;    // slots handed out
     static std::atomic<uint32_t> published_;  // slots fully written, in order
+    // The span of every range claimed: set before the range is published.
+    static std::atomic<uintptr_t> lowest_;
+    static std::atomic<uintptr_t> highest_;
 };
 
 }  // namespace stackreq

@@ -30,6 +30,9 @@ int main() {
         at += 0x1000;
     }
     CHECK(StubCode::size() == 9);
+    // The span of the ranges grew past the first one's; its range is still found, and a PC past
+    // the last range is outside the span.
+    CHECK(StubCode::contains(0x1000) && !StubCode::contains(at + 0x10));
 
     // Concurrent adders: every range is published, none is lost or torn.
     StubCode::reset_for_test();
