@@ -27,7 +27,7 @@ constexpr uint32_t kMaxLeafCallFrames = 32;
 
 const char* const kOutcomeNames[] = {
     "walked",       "no-stack-bounds",    "sp-outside-stack", "unbuilt-unreadable", "stub-caller-unknown",
-    "unsized-code", "no-last-java-frame", "cut-short"};
+    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame"};
 static_assert(sizeof(kOutcomeNames) / sizeof(kOutcomeNames[0]) == static_cast<size_t>(OwnWalkOutcome::kCount),
               "a name for each outcome");
 
@@ -75,9 +75,10 @@ bool caller_of_stub(const ThreadSlotView& thread, const Registers& at, Registers
 // (GC barriers, math and conversion routines), and those frames are unwound with the objects'
 // call-frame rows (native_unwind.h) up to the return address into the compiled method. A
 // thread without any Java frame (starting or ending) has no such caller.
-bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out) {
+// *no_java_frame: the unwind reached the thread's first frame, so the thread has no Java frame.
+bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out, bool* no_java_frame) {
     return NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
-                                                  kMaxLeafCallFrames, out) &&
+                                                  kMaxLeafCallFrames, out, no_java_frame) &&
            in_compiled_code(out->pc);
 }
 
@@ -158,8 +159,8 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
     } else if (PhysicalWalk::last_java_frame(thread, &start)) {
         slot->physical_from_anchor = true;
-    } else if (!caller_of_leaf_call(thread, at_signal, &start)) {
-        return left_because(OwnWalkOutcome::kNoLastJavaFrame, outcome);
+    } else if (bool no_java_frame = false; !caller_of_leaf_call(thread, at_signal, &start, &no_java_frame)) {
+        return left_because(no_java_frame ? OwnWalkOutcome::kNoJavaFrame : OwnWalkOutcome::kNoLastJavaFrame, outcome);
     } else {
         from_leaf_call = true;
     }

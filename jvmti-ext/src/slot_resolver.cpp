@@ -174,6 +174,8 @@ void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* 
         stopped = agent().compiled_methods.compiled_method_at(slot.own_stop_pc, &method)
                       ? " stopped-in=compiled-method"
                       : " stopped-in=" + native_symbols_.name(slot.own_stop_pc).symbol;
+        // top_bcp is the own walk's alone: whether it started in the interpreter.
+        if (slot.top_bcp != 0) stopped += " from=interpreter";
     }
     Log::debug("walk: user_data=%lld walker=%s outcome=%s failed=%d%s", static_cast<long long>(slot.event.user_data),
                slot.own_walk ? "own" : "asgct", outcome, captured ? 0 : 1, stopped.c_str());

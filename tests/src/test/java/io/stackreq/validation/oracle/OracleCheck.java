@@ -125,6 +125,12 @@ public final class OracleCheck {
          * "wrong asgct stub-caller-unknown", "failed refused rc=15"...; see {@link #attributeWalks}).
          */
         public final Map<String, Integer> byWalk = new TreeMap<>();
+        /**
+         * Of the failed, layer (c) with walker=vmstructs: threads starting or ending, which item 5
+         * counts apart: the own walk unwound the native frames to the thread's first one without a
+         * Java frame ("no-java-frame"), or the request was refused THREAD_NOT_ALIVE (the thread ended).
+         */
+        public int failedWithoutJavaFrames;
 
         public int matched() {
             return exact + transition + instrumentation + jitScope;
@@ -161,6 +167,11 @@ public final class OracleCheck {
     /** The walk of each request the walk log names; the others were made by {@link #defaultWalk}. */
     private final Map<Long, String> walks = new HashMap<>();
     private String defaultWalk = "asgct";
+    private static final int THREAD_NOT_ALIVE = 15;
+
+    private boolean ownWalker() {
+        return defaultWalk.equals("own");
+    }
 
     public OracleCheck(Path methodTable, CompiledCode compiledCode) {
         this.compiledCode = compiledCode;
@@ -236,12 +247,14 @@ public final class OracleCheck {
                 tally.refused++;
                 walk = "refused rc=" + snapshot.rc();
                 tally.byWalk.merge("failed " + walk, 1, Integer::sum);
+                tally.failedWithoutJavaFrames += snapshot.rc() == THREAD_NOT_ALIVE && ownWalker() ? 1 : 0;
             } else if (event == null) {
                 tally.mismatch("no event for accepted request " + snapshot.id());
             } else if (event.getBoolean("failed")) {
                 tally.failed++;
                 if (walk != null) {
                     tally.byWalk.merge("failed " + walk, 1, Integer::sum);
+                    tally.failedWithoutJavaFrames += walk.equals("asgct no-java-frame") ? 1 : 0;
                 }
             } else if (event.getBoolean("biased") != (snapshot.layer() == Layer.BIASED)) {
                 tally.mismatch("request " + snapshot.id() + ": biased=" + event.getBoolean("biased"));
