@@ -27,7 +27,7 @@ constexpr uint32_t kMaxLeafCallFrames = 32;
 
 const char* const kOutcomeNames[] = {
     "walked",       "no-stack-bounds",    "sp-outside-stack", "unbuilt-unreadable", "stub-caller-unknown",
-    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame"};
+    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame", "exception-dispatch"};
 static_assert(sizeof(kOutcomeNames) / sizeof(kOutcomeNames[0]) == static_cast<size_t>(OwnWalkOutcome::kCount),
               "a name for each outcome");
 
@@ -134,6 +134,10 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     uintptr_t method = 0;
     const bool in_stub = StubCode::contains(pc);
     bool from_leaf_call = false;
+    // An exception being dispatched: the frame of the method it left is popped or being unwound,
+    // and the walk has read stale frames above it (a wrong stack on the oracle): AsyncGetCallTrace
+    // walks it, which checks the thread's state there.
+    if (StubCode::in_exception_dispatch(pc)) return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
     } else if (in_stub) {
@@ -142,8 +146,9 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         if (!caller_of_stub(thread, at_signal, &start)) {
             return left_because(OwnWalkOutcome::kStubCallerUnknown, outcome);
         }
-    } else if (CodePages::contains(pc, kInstructionBytes) && CodeHeaps::frame_words_and_method_at(pc, &method) != 0) {
-        const FrameSetup setup = compiled_frame_setup_at(pc);
+    } else if (bool before_entry = false; CodePages::contains(pc, kInstructionBytes) &&
+                                          CodeHeaps::frame_words_and_method_at(pc, &method, &before_entry) != 0) {
+        const FrameSetup setup = before_entry ? FrameSetup::kReturnAddressOnTop : compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
             // The method is being entered or left: it is the top frame, its caller's registers
             // are where the return address lies.
@@ -158,6 +163,9 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     } else if (CodePages::contains(pc, 1)) {
         return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
     } else if (PhysicalWalk::last_java_frame(thread, &start)) {
+        if (StubCode::in_exception_dispatch(start.pc)) {
+            return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
+        }
         slot->physical_from_anchor = true;
     } else if (bool no_java_frame = false; !caller_of_leaf_call(thread, at_signal, &start, &no_java_frame)) {
         return left_because(no_java_frame ? OwnWalkOutcome::kNoJavaFrame : OwnWalkOutcome::kNoLastJavaFrame, outcome);

@@ -1,5 +1,6 @@
 #include "stub_code.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace stackreq {
@@ -7,6 +8,9 @@ namespace stackreq {
 StubCode::Range StubCode::ranges_[StubCode::kCapacity];
 std::atomic<uint32_t> StubCode::claimed_{0};
 std::atomic<uint32_t> StubCode::published_{0};
+StubCode::Range StubCode::dispatch_ranges_[StubCode::kDispatchCapacity];
+std::atomic<uint32_t> StubCode::dispatch_claimed_{0};
+std::atomic<uint32_t> StubCode::dispatch_published_{0};
 std::atomic<uintptr_t> StubCode::lowest_{UINTPTR_MAX};
 std::atomic<uintptr_t> StubCode::highest_{0};
 
@@ -23,6 +27,27 @@ constexpr const char* kLeafStubParts[] = {
 };
 constexpr const char* kNonLeafParts[] = {"Runtime", "_Java", "blob", "Blob"};
 
+// The VM code an exception passes through between compiled frames (HotSpot 17 and 25 names):
+// C2's "_rethrow_Java" and "ExceptionBlob", the shared "forward_exception" and
+// "catch_exception", C1's "handle_exception*" and "unwind_exception" Runtime1 stubs.
+bool is_exception_dispatch(const char* name) {
+    return name != nullptr && (std::strstr(name, "rethrow") != nullptr || std::strstr(name, "xception") != nullptr);
+}
+
+// Appends [start, start + length) to ranges (capacity entries), published in claim order.
+bool append_range(StubCode::Range* ranges, uint32_t capacity, std::atomic<uint32_t>& claimed,
+                  std::atomic<uint32_t>& published, uintptr_t start, uintptr_t length) {
+    uint32_t index = claimed.fetch_add(1, std::memory_order_relaxed);
+    if (index >= capacity) return false;
+    ranges[index] = StubCode::Range{start, start + length};
+    uint32_t expected = index;
+    while (!published.compare_exchange_weak(expected, index + 1, std::memory_order_release,
+                                            std::memory_order_relaxed)) {
+        expected = index;
+    }
+    return true;
+}
+
 bool is_leaf_stub(const char* name) {
     if (name == nullptr) return false;
     for (const char* part : kNonLeafParts) {
@@ -36,10 +61,12 @@ bool is_leaf_stub(const char* name) {
 }  // namespace
 
 bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
+    if (is_exception_dispatch(name) && length != 0) {
+        append_range(dispatch_ranges_, kDispatchCapacity, dispatch_claimed_, dispatch_published_, start, length);
+    }
     if (!is_leaf_stub(name) || length == 0) return true;
-    uint32_t index = claimed_.fetch_add(1, std::memory_order_relaxed);
-    if (index >= kCapacity) return false;
-    ranges_[index] = Range{start, start + length};
+    if (claimed_.load(std::memory_order_relaxed) >= kCapacity) return false;
+    // The span first: a range is published inside it.
     uintptr_t bound = lowest_.load(std::memory_order_relaxed);
     while (start < bound && !lowest_.compare_exchange_weak(bound, start, std::memory_order_relaxed)) {
     }
@@ -47,13 +74,7 @@ bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
     while (start + length > bound &&
            !highest_.compare_exchange_weak(bound, start + length, std::memory_order_relaxed)) {
     }
-    // Publish in claim order so readers never see a half-written range.
-    uint32_t expected = index;
-    while (!published_.compare_exchange_weak(expected, index + 1, std::memory_order_release,
-                                             std::memory_order_relaxed)) {
-        expected = index;
-    }
-    return true;
+    return append_range(ranges_, kCapacity, claimed_, published_, start, length);
 }
 
 bool StubCode::contains(uintptr_t pc) {
@@ -67,11 +88,21 @@ bool StubCode::contains(uintptr_t pc) {
     return false;
 }
 
+bool StubCode::in_exception_dispatch(uintptr_t pc) {
+    const uint32_t count = std::min(dispatch_published_.load(std::memory_order_acquire), kDispatchCapacity);
+    for (uint32_t i = 0; i < count; i++) {
+        if (pc >= dispatch_ranges_[i].start && pc < dispatch_ranges_[i].end) return true;
+    }
+    return false;
+}
+
 uint32_t StubCode::size() { return published_.load(std::memory_order_acquire); }
 
 void StubCode::reset_for_test() {
     claimed_.store(0);
     published_.store(0);
+    dispatch_claimed_.store(0);
+    dispatch_published_.store(0);
     lowest_.store(UINTPTR_MAX);
     highest_.store(0);
 }
