@@ -13,6 +13,8 @@ constexpr uint8_t kUnusedSegment = 0xff;
 // A blob larger than this many segment-map hops (of up to 254 segments each) is not looked up.
 constexpr int kMaxHops = 4096;
 constexpr uint32_t kMaxFrameWords = 1u << 16;
+// Where a compiled method's verified entry may lie at most, from its code's start.
+constexpr uintptr_t kMaxEntryCheckBytes = 128;
 
 // Where the fields a lookup reads lie, from gHotSpotVMStructs. JDK 17's CodeBlob keeps its code
 // bounds as pointers, JDK 25's as offsets from the blob.
@@ -93,7 +95,9 @@ void code_bounds(uintptr_t blob, uintptr_t* begin, uintptr_t* end) {
 // Whether pc, in the code [begin, end) of the compiled method at blob, lies before its verified
 // entry: in the inline-cache check, which pushes nothing (the return address is on top).
 bool before_verified_entry(uintptr_t blob, uintptr_t begin, uintptr_t end, uintptr_t high, uintptr_t pc) {
-    if (g_layout.verified_entry == 0) return false;
+    // The check is a few instructions at the code's start: a PC beyond them does not read the
+    // entry's field (another cache line of the header, cold in a signal handler).
+    if (g_layout.verified_entry == 0 || pc - begin >= kMaxEntryCheckBytes) return false;
     uintptr_t entry = 0;
     if (g_layout.verified_entry_as_offset) {
         if (blob + g_layout.verified_entry + sizeof(uint16_t) > high) return false;

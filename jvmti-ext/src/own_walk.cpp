@@ -73,9 +73,9 @@ bool caller_of_stub(const ThreadSlotView& thread, const Registers& at, Registers
 // The compiled caller of the native code at at.pc when the thread's frame anchor holds no last
 // Java frame: compiled code calls some VM and C functions as leaves, without setting the anchor
 // (GC barriers, math and conversion routines), and those frames are unwound with the objects'
-// call-frame rows (native_unwind.h) up to the return address into the compiled method. A
-// thread without any Java frame (starting or ending) has no such caller.
-// *no_java_frame: the unwind reached the thread's first frame, so the thread has no Java frame.
+// call-frame rows (native_unwind.h) up to the return address into the compiled method.
+// *no_java_frame: the unwind reached the thread's first frame: the thread has no Java frame at
+// all (it is starting or ending).
 bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out, bool* no_java_frame) {
     return NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
                                                   kMaxLeafCallFrames, out, no_java_frame) &&
@@ -134,10 +134,6 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     uintptr_t method = 0;
     const bool in_stub = StubCode::contains(pc);
     bool from_leaf_call = false;
-    // An exception being dispatched: the frame of the method it left is popped or being unwound,
-    // and the walk has read stale frames above it (a wrong stack on the oracle): AsyncGetCallTrace
-    // walks it, which checks the thread's state there.
-    if (StubCode::in_exception_dispatch(pc)) return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
     } else if (in_stub) {
@@ -160,6 +156,12 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
             slot->top_unbuilt = true;
             count = 1;
         }
+    } else if (StubCode::in_exception_dispatch(pc)) {
+        // An exception being dispatched (the frame of the method it left is popped or being
+        // unwound): here, at C2's rethrow stub, the own walk made the oracle's last wrong stacks
+        // (frames of an earlier stack above the unwound one; the cause is not found), so
+        // AsyncGetCallTrace walks.
+        return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
     } else if (CodePages::contains(pc, 1)) {
         return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
     } else if (PhysicalWalk::last_java_frame(thread, &start)) {

@@ -11,6 +11,8 @@ std::atomic<uint32_t> StubCode::published_{0};
 StubCode::Range StubCode::dispatch_ranges_[StubCode::kDispatchCapacity];
 std::atomic<uint32_t> StubCode::dispatch_claimed_{0};
 std::atomic<uint32_t> StubCode::dispatch_published_{0};
+std::atomic<uintptr_t> StubCode::dispatch_lowest_{UINTPTR_MAX};
+std::atomic<uintptr_t> StubCode::dispatch_highest_{0};
 std::atomic<uintptr_t> StubCode::lowest_{UINTPTR_MAX};
 std::atomic<uintptr_t> StubCode::highest_{0};
 
@@ -48,6 +50,16 @@ bool append_range(StubCode::Range* ranges, uint32_t capacity, std::atomic<uint32
     return true;
 }
 
+// Widens [lowest, highest) to hold [start, end).
+void extend_span(std::atomic<uintptr_t>& lowest, std::atomic<uintptr_t>& highest, uintptr_t start, uintptr_t end) {
+    uintptr_t bound = lowest.load(std::memory_order_relaxed);
+    while (start < bound && !lowest.compare_exchange_weak(bound, start, std::memory_order_relaxed)) {
+    }
+    bound = highest.load(std::memory_order_relaxed);
+    while (end > bound && !highest.compare_exchange_weak(bound, end, std::memory_order_relaxed)) {
+    }
+}
+
 bool is_leaf_stub(const char* name) {
     if (name == nullptr) return false;
     for (const char* part : kNonLeafParts) {
@@ -62,18 +74,13 @@ bool is_leaf_stub(const char* name) {
 
 bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
     if (is_exception_dispatch(name) && length != 0) {
+        extend_span(dispatch_lowest_, dispatch_highest_, start, start + length);
         append_range(dispatch_ranges_, kDispatchCapacity, dispatch_claimed_, dispatch_published_, start, length);
     }
     if (!is_leaf_stub(name) || length == 0) return true;
     if (claimed_.load(std::memory_order_relaxed) >= kCapacity) return false;
     // The span first: a range is published inside it.
-    uintptr_t bound = lowest_.load(std::memory_order_relaxed);
-    while (start < bound && !lowest_.compare_exchange_weak(bound, start, std::memory_order_relaxed)) {
-    }
-    bound = highest_.load(std::memory_order_relaxed);
-    while (start + length > bound &&
-           !highest_.compare_exchange_weak(bound, start + length, std::memory_order_relaxed)) {
-    }
+    extend_span(lowest_, highest_, start, start + length);
     return append_range(ranges_, kCapacity, claimed_, published_, start, length);
 }
 
@@ -90,6 +97,10 @@ bool StubCode::contains(uintptr_t pc) {
 
 bool StubCode::in_exception_dispatch(uintptr_t pc) {
     const uint32_t count = std::min(dispatch_published_.load(std::memory_order_acquire), kDispatchCapacity);
+    if (pc < dispatch_lowest_.load(std::memory_order_relaxed) ||
+        pc >= dispatch_highest_.load(std::memory_order_relaxed)) {
+        return false;
+    }
     for (uint32_t i = 0; i < count; i++) {
         if (pc >= dispatch_ranges_[i].start && pc < dispatch_ranges_[i].end) return true;
     }
@@ -103,6 +114,8 @@ void StubCode::reset_for_test() {
     published_.store(0);
     dispatch_claimed_.store(0);
     dispatch_published_.store(0);
+    dispatch_lowest_.store(UINTPTR_MAX);
+    dispatch_highest_.store(0);
     lowest_.store(UINTPTR_MAX);
     highest_.store(0);
 }

@@ -41,6 +41,8 @@ private:
     static Range dispatch_ranges_[kDispatchCapacity];
     static std::atomic<uint32_t> dispatch_claimed_;
     static std::atomic<uint32_t> dispatch_published_;
+    static std::atomic<uintptr_t> dispatch_lowest_;
+    static std::atomic<uintptr_t> dispatch_highest_;
     // The span of every range claimed: set before the range is published.
     static std::atomic<uintptr_t> lowest_;
     static std::atomic<uintptr_t> highest_;
