@@ -93,7 +93,8 @@
  *    interpreted frame's Method* and bytecode-pointer slots (the 9 words from FP - 64, checked
  *    against the stack bounds first), the interpreter's bytecode-pointer register in the
  *    ucontext, and for a compiled frame the word of its code blob header that names its Method*
- *    (within the heap's committed range, as the rest of the header); the handler dereferences no
+ *    and, for a top PC in the code's first 128 bytes, the field of its verified entry (within the
+ *    heap's committed range, as the rest of the header); the handler dereferences no
  *    Method*: the emitter turns a recorded Method* into a jmethodID through a table built
  *    outside the handler and reads the method's bytecode bounds with process_vm_readv. With the
  *    PC in a leaf stub it reads the word at SP, or the two words at the stub's FP when FP is at
