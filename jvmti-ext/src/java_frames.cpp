@@ -34,7 +34,7 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
                        int32_t capacity, std::vector<CallFrame>* scratch, const char** failure) {
     scratch->clear();
     bool whole = true;
-    const char* why = "no-java-frame";
+    const char* why = "no-frames";
     for (int32_t i = 0; i < slot.physical_count && whole; i++) {
         const CallFrame& walked = slot.frames[i];
         const uintptr_t value = slot.physical_pcs[i];
