@@ -93,10 +93,17 @@
  *    interpreted frame's Method* and bytecode-pointer slots (the 9 words from FP - 64, checked
  *    against the stack bounds first), the interpreter's bytecode-pointer register in the
  *    ucontext, and for a compiled frame the word of its code blob header that names its Method*
- *    (within the heap's committed range, as the rest of the header); the handler dereferences no
+ *    and, for a top PC in the code's first 128 bytes, the field of its verified entry (within the
+ *    heap's committed range, as the rest of the header); the handler dereferences no
  *    Method*: the emitter turns a recorded Method* into a jmethodID through a table built
- *    outside the handler and reads the method's bytecode bounds with process_vm_readv. Where the
- *    own walk cannot start or finish, AsyncGetCallTrace walks the request as without the option;
+ *    outside the handler and reads the method's bytecode bounds with process_vm_readv. With the
+ *    PC in a leaf stub it reads the word at SP, or the two words at the stub's FP when FP is at
+ *    most 512 bytes above SP (within the stack bounds), for the stub's compiled caller; with the
+ *    PC in native code and no last Java frame in the frame anchor (a leaf call from compiled
+ *    code), the native frames' words as native=on reads them (the loaded objects' unwind rows
+ *    are then built at the agent's start with this option too), up to the compiled caller or the
+ *    thread's first frame. Where the own walk cannot start or finish, AsyncGetCallTrace walks
+ *    the request as without the option;
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP

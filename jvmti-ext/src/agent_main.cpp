@@ -72,7 +72,8 @@ void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID, const void* code_ad
 
 void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* address, jint length) {
     agent().compiled_methods.on_generated(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
-    if (agent().options.native_frames) {
+    // walker=vmstructs names the VM code a walk stopped at (slot_resolver.h).
+    if (agent().options.native_frames || agent().options.walker == Walker::kVmStructs) {
         NativeSymbols::add_jvm_code(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
     }
     PhysicalWalk::on_generated(name, reinterpret_cast<uintptr_t>(address), static_cast<uintptr_t>(length));
@@ -244,9 +245,11 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
         return JNI_ERR;
     }
     if (!StackWalker::init()) Log::warn("AsyncGetCallTrace not found in libjvm: unbiased requests will fail");
-    if (options.native_frames) {
+    // walker=vmstructs unwinds native code too: a leaf call from compiled code (own_walk.h).
+    if (options.native_frames || options.walker == Walker::kVmStructs) {
         NativeLibraries::refresh();
-        Log::info("native=on: %zu executable segments of loaded objects can be unwound (%zu KiB of unwind rows)",
+        Log::info("native=on or walker=vmstructs: %zu executable segments of loaded objects can be unwound (%zu KiB "
+                  "of unwind rows)",
                   NativeLibraries::size(), NativeLibraries::row_bytes() / 1024);
     }
 

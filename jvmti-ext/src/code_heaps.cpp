@@ -13,6 +13,8 @@ constexpr uint8_t kUnusedSegment = 0xff;
 // A blob larger than this many segment-map hops (of up to 254 segments each) is not looked up.
 constexpr int kMaxHops = 4096;
 constexpr uint32_t kMaxFrameWords = 1u << 16;
+// Where a compiled method's verified entry may lie at most, from its code's start.
+constexpr uintptr_t kMaxEntryCheckBytes = 128;
 
 // Where the fields a lookup reads lie, from gHotSpotVMStructs. JDK 17's CodeBlob keeps its code
 // bounds as pointers, JDK 25's as offsets from the blob.
@@ -26,6 +28,10 @@ struct Layout {
     uint64_t code_begin, code_end;  // CodeBlob::_code_begin/_code_end, or _code_offset/_data_offset
     uint64_t blob_fields_end;       // the highest byte a lookup reads in a blob, + 1
     uint64_t method;                // CompiledMethod::_method or nmethod::_method; 0: unknown
+    // nmethod::_verified_entry_point (JDK 17, an address) or _verified_entry_offset (JDK 23+, a u2
+    // from the code's start); 0: unknown.
+    uint64_t verified_entry;
+    bool verified_entry_as_offset;
 };
 
 Layout g_layout;
@@ -58,6 +64,11 @@ bool read_layout(const VmStructs& vm, Layout* out, const char** missing) {
         !vm.field_offset("nmethod", "_method", &out->method)) {
         out->method = 0;
     }
+    out->verified_entry_as_offset = !vm.field_offset("nmethod", "_verified_entry_point", &out->verified_entry) &&
+                                    !vm.field_offset("CompiledMethod", "_verified_entry_point", &out->verified_entry);
+    if (out->verified_entry_as_offset && !vm.field_offset("nmethod", "_verified_entry_offset", &out->verified_entry)) {
+        out->verified_entry = 0;
+    }
     out->memory_low = memory + low;
     out->memory_high = memory + high;
     out->segmap_low = segmap + low;
@@ -81,7 +92,24 @@ void code_bounds(uintptr_t blob, uintptr_t* begin, uintptr_t* end) {
     }
 }
 
-uint32_t frame_words_in_heap(int heap_index, uintptr_t pc, uintptr_t* method) {
+// Whether pc, in the code [begin, end) of the compiled method at blob, lies before its verified
+// entry: in the inline-cache check, which pushes nothing (the return address is on top).
+bool before_verified_entry(uintptr_t blob, uintptr_t begin, uintptr_t end, uintptr_t high, uintptr_t pc) {
+    // The check is a few instructions at the code's start: a PC beyond them does not read the
+    // entry's field (another cache line of the header, cold in a signal handler).
+    if (g_layout.verified_entry == 0 || pc - begin >= kMaxEntryCheckBytes) return false;
+    uintptr_t entry = 0;
+    if (g_layout.verified_entry_as_offset) {
+        if (blob + g_layout.verified_entry + sizeof(uint16_t) > high) return false;
+        entry = begin + load<uint16_t>(blob + g_layout.verified_entry);
+    } else {
+        if (blob + g_layout.verified_entry + sizeof(uintptr_t) > high) return false;
+        entry = load<uintptr_t>(blob + g_layout.verified_entry);
+    }
+    return entry > begin && entry < end && pc < entry;
+}
+
+uint32_t frame_words_in_heap(int heap_index, uintptr_t pc, uintptr_t* method, bool* before_entry) {
     const uintptr_t heap = g_heaps[heap_index];
     const uintptr_t low = load<uintptr_t>(heap + g_layout.memory_low);
     const uintptr_t high = load<uintptr_t>(heap + g_layout.memory_high);
@@ -107,6 +135,7 @@ uint32_t frame_words_in_heap(int heap_index, uintptr_t pc, uintptr_t* method) {
     if (method != nullptr && g_layout.method != 0 && blob + g_layout.method + sizeof(uintptr_t) <= high) {
         *method = load<uintptr_t>(blob + g_layout.method);
     }
+    if (before_entry != nullptr) *before_entry = before_verified_entry(blob, begin, end, high, pc);
     return words > 0 && static_cast<uint32_t>(words) < kMaxFrameWords ? static_cast<uint32_t>(words) : 0;
 }
 
@@ -156,10 +185,11 @@ bool CodeHeaps::init(std::string* error) {
 
 uint32_t CodeHeaps::frame_words_at(uintptr_t pc) { return frame_words_and_method_at(pc, nullptr); }
 
-uint32_t CodeHeaps::frame_words_and_method_at(uintptr_t pc, uintptr_t* method) {
+uint32_t CodeHeaps::frame_words_and_method_at(uintptr_t pc, uintptr_t* method, bool* before_entry) {
+    if (before_entry != nullptr) *before_entry = false;
     const int count = g_heap_count.load(std::memory_order_acquire);
     for (int i = 0; i < count; i++) {
-        const uint32_t words = frame_words_in_heap(i, pc, method);
+        const uint32_t words = frame_words_in_heap(i, pc, method, before_entry);
         if (words != 0) return words;
     }
     return 0;

@@ -26,7 +26,9 @@ public:
     // Async-signal-safe. frame_words_at, and in *method the word where a compiled method's blob
     // keeps its Method* (CompiledMethod::_method, JDK 25 nmethod::_method); for another blob
     // that word means nothing, and 0 when this JVM does not say where it is.
-    static uint32_t frame_words_and_method_at(uintptr_t pc, uintptr_t* method);
+    // *before_entry (when not null): the blob is a compiled method and pc lies before its
+    // verified entry (the inline-cache check, before the frame is set up).
+    static uint32_t frame_words_and_method_at(uintptr_t pc, uintptr_t* method, bool* before_entry = nullptr);
     static void reset_for_test();
 };
 

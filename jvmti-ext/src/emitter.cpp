@@ -248,7 +248,7 @@ void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
         }
         sem_timedwait(&state.emitter_wakeup, &deadline);
         // native=on: objects loaded since the last wake-up become unwindable from here on.
-        if (state.options.native_frames) NativeLibraries::refresh();
+        if (state.options.native_frames || state.options.walker == Walker::kVmStructs) NativeLibraries::refresh();
         bool file_chunk_due;
         bool new_chunk;
         {
@@ -381,16 +381,24 @@ void Emitter::shutdown(JNIEnv* jni) {
     Log::info("%s", line.c_str());
     if (agent().options.walker == Walker::kVmStructs) {
         const JavaFrameFailures& failures = java_frame_failures();
-        Log::info("walker=vmstructs: %llu own walks, %llu left to AsyncGetCallTrace (%llu cut short, %llu failed "
-                  "there); own walks failed for an unknown method %llu, a bytecode pointer outside its method %llu, "
-                  "undescribed code %llu",
-                  static_cast<unsigned long long>(OwnWalk::walked()),
-                  static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()),
-                  static_cast<unsigned long long>(OwnWalk::cut_short()),
-                  static_cast<unsigned long long>(OwnWalk::left_and_failed()),
-                  static_cast<unsigned long long>(failures.method_unknown),
-                  static_cast<unsigned long long>(failures.bcp_outside),
-                  static_cast<unsigned long long>(failures.code_undescribed));
+        std::string left;
+        for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) {
+            const auto outcome = static_cast<OwnWalkOutcome>(i);
+            left += std::string(i == 1 ? "" : ", ") + own_walk_outcome_name(outcome) + " " +
+                    std::to_string(OwnWalk::count(outcome));
+        }
+        Log::info(
+            "walker=vmstructs: %llu own walks (%llu from a leaf stub's caller, %llu from a leaf call's), %llu left to "
+            "AsyncGetCallTrace (%s; %llu failed there); own walks failed for an unknown method %llu, a bytecode "
+            "pointer outside its method %llu, undescribed code %llu",
+            static_cast<unsigned long long>(OwnWalk::walked()),
+            static_cast<unsigned long long>(OwnWalk::walked_from_stub()),
+            static_cast<unsigned long long>(OwnWalk::walked_from_leaf_call()),
+            static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()), left.c_str(),
+            static_cast<unsigned long long>(OwnWalk::left_and_failed()),
+            static_cast<unsigned long long>(failures.method_unknown),
+            static_cast<unsigned long long>(failures.bcp_outside),
+            static_cast<unsigned long long>(failures.code_undescribed));
     }
 }
 

@@ -31,9 +31,10 @@ bool java_frames_described(const CompiledMethods& code, const RequestSlot& slot)
 }
 
 bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, RequestSlot& slot,
-                       int32_t capacity, std::vector<CallFrame>* scratch) {
+                       int32_t capacity, std::vector<CallFrame>* scratch, const char** failure) {
     scratch->clear();
     bool whole = true;
+    const char* why = "no-frames";
     for (int32_t i = 0; i < slot.physical_count && whole; i++) {
         const CallFrame& walked = slot.frames[i];
         const uintptr_t value = slot.physical_pcs[i];
@@ -49,7 +50,10 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
             whole = methods.resolve(reinterpret_cast<uintptr_t>(walked.method), running ? slot.top_bcp : value, &id,
                                     &bci, &known);
             if (whole) scratch->emplace_back(bci, id, bci < 0 ? FrameType::kNative : FrameType::kInterpreted);
-            if (!whole) (known ? g_failures.bcp_outside : g_failures.method_unknown)++;
+            if (!whole) {
+                (known ? g_failures.bcp_outside : g_failures.method_unknown)++;
+                why = known ? "bcp-outside-method" : "unknown-method";
+            }
             continue;
         }
         // From the frame anchor the VM's own frames (a runtime stub that called into the VM) come
@@ -57,9 +61,13 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
         // blob's return address).
         if (slot.physical_from_anchor && scratch->empty() && code.in_vm_code(value)) continue;
         whole = described(code, slot, i) && code.append_frames_at(value, i == 0 && slot.top_unbuilt, scratch) > 0;
-        if (!whole) g_failures.code_undescribed++;
+        if (!whole) {
+            g_failures.code_undescribed++;
+            why = "undescribed-code";
+        }
     }
     if (!whole || scratch->empty()) {
+        if (failure != nullptr) *failure = why;
         slot.frame_count = 0;
         return false;
     }

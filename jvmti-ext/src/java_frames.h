@@ -27,8 +27,10 @@ struct JavaFrameFailures {
 const JavaFrameFailures& java_frame_failures();
 
 // Builds the slot's frames into slot.frames (at most capacity, the rest cut: slot.truncated),
-// sets frame_count; false (frame_count 0) when the stack cannot be made whole.
+// sets frame_count; false (frame_count 0) when the stack cannot be made whole, *failure (when
+// not null) then naming why ("unknown-method", "bcp-outside-method", "undescribed-code",
+// "no-frames").
 bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, RequestSlot& slot,
-                       int32_t capacity, std::vector<CallFrame>* scratch);
+                       int32_t capacity, std::vector<CallFrame>* scratch, const char** failure = nullptr);
 
 }  // namespace stackreq

@@ -21,11 +21,16 @@ bool read_word(const StackBounds& stack, uintptr_t address, uintptr_t* out) {
 
 // One frame up from registers, whose pc is in range. A return address is looked up at pc - 1:
 // a call may be a function's last instruction, and the return address then lies in the next one.
-bool step(const StackBounds& stack, const CodeRange& range, bool top, Registers* registers) {
+// *outermost (when not null) is set when the frame is the thread's first (its rows say so).
+bool step(const StackBounds& stack, const CodeRange& range, bool top, Registers* registers,
+          bool* outermost = nullptr) {
     const UnwindRow* row = UnwindTable::find(range.unwind, top ? registers->pc : registers->pc - 1);
     Registers caller{};
     if (row != nullptr) {
-        if (row->rule == CfaRule::kOutermost) return false;
+        if (row->rule == CfaRule::kOutermost) {
+            if (outermost != nullptr) *outermost = true;
+            return false;
+        }
         const uintptr_t cfa = (row->rule == CfaRule::kSp ? registers->sp : registers->fp) + row->cfa_offset;
         if (!read_word(stack, cfa - sizeof(uintptr_t), &caller.pc)) return false;
         caller.sp = cfa;
@@ -68,6 +73,22 @@ uint32_t NativeUnwinder::unwind(const StackBounds& stack, Registers registers, u
         if (!step(stack, *range, top, &registers)) break;
     }
     return count;
+}
+
+bool NativeUnwinder::caller_outside_objects(const StackBounds& stack, Registers registers, uint32_t max,
+                                            Registers* out, bool* outermost) {
+    *outermost = false;
+    if (stack.high <= stack.low) return false;
+    for (uint32_t frame = 0; frame < max; frame++) {
+        const bool top = frame == 0;
+        const CodeRange* range = NativeLibraries::find(top ? registers.pc : registers.pc - 1);
+        if (range == nullptr) {
+            *out = registers;
+            return !top;
+        }
+        if (!step(stack, *range, top, &registers, outermost)) return false;
+    }
+    return false;
 }
 
 }  // namespace stackreq

@@ -31,6 +31,13 @@ public:
     // addresses. A signal PC in a leaf stub (stub_code.h) is recorded as the one native frame.
     // Returns the count.
     static uint32_t unwind(const StackBounds& stack, Registers registers, uintptr_t* pcs, uint32_t max);
+    // Async-signal-safe. walker=vmstructs: from registers whose PC is in a loaded object's code,
+    // unwinds at most max native frames to the first frame whose PC is not (the Java code, a stub
+    // or the interpreter that called into it) and sets *out to that frame's registers. False when
+    // registers' PC is not in a loaded object's code, or the unwind stops before: *outermost then
+    // says whether it stopped at the thread's first frame (whose unwind rows say it is).
+    static bool caller_outside_objects(const StackBounds& stack, Registers registers, uint32_t max,
+                                       Registers* out, bool* outermost);
 };
 
 }  // namespace stackreq

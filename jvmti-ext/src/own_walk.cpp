@@ -3,6 +3,7 @@
 #include "arch.h"
 #include "code_heaps.h"
 #include "code_pages.h"
+#include "native_unwind.h"
 #include "physical_walk.h"
 #include "stack_walker.h"
 #include "stub_code.h"
@@ -15,7 +16,20 @@ namespace {
 constexpr uintptr_t kInstructionBytes = 16;
 constexpr uintptr_t kWord = sizeof(uintptr_t);
 
-std::atomic<uint64_t> g_walked{0}, g_left{0}, g_cut_short{0}, g_left_failed{0};
+// A leaf stub's frame is small; a frame pointer farther above sp is not the stub's (compiled
+// code need not keep rbp as one).
+constexpr uintptr_t kMaxStubFrameBytes = 512;
+
+std::atomic<uint64_t> g_outcomes[static_cast<int>(OwnWalkOutcome::kCount)];
+std::atomic<uint64_t> g_left_failed{0}, g_from_stub{0}, g_from_leaf_call{0};
+// The most native frames unwound to find the compiled caller of a leaf call into the VM.
+constexpr uint32_t kMaxLeafCallFrames = 32;
+
+const char* const kOutcomeNames[] = {
+    "walked",       "no-stack-bounds",    "sp-outside-stack", "unbuilt-unreadable", "stub-caller-unknown",
+    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame", "exception-dispatch"};
+static_assert(sizeof(kOutcomeNames) / sizeof(kOutcomeNames[0]) == static_cast<size_t>(OwnWalkOutcome::kCount),
+              "a name for each outcome");
 
 // The caller of a compiled frame that is not set up (FrameSetup); false when sp is not readable.
 bool caller_of_unbuilt(const ThreadSlotView& thread, const Registers& at, FrameSetup setup, Registers* out) {
@@ -31,66 +45,142 @@ bool caller_of_unbuilt(const ThreadSlotView& thread, const Registers& at, FrameS
     return false;
 }
 
+// Whether a return address lies in a compiled method's code the walk can size.
+bool in_compiled_code(uintptr_t pc) {
+    return CodePages::contains(pc, 1) && !StubCode::contains(pc) && CodeHeaps::frame_words_at(pc) != 0;
+}
+
+// The compiled caller of the leaf stub the PC at is in. At the stub's entry and return the frame
+// setup says where the return address is. In its body the stub has pushed rbp and set it to sp
+// (`push rbp; mov rbp, rsp`), so the return address is above the saved frame pointer, except
+// between its `leave` and its `ret` (`vzeroupper`, `xor eax, eax`), where the frame is gone, rbp
+// is the caller's again and the return address is on top: so a word on top that returns into
+// compiled code is taken first (inside the frame the top word is a saved register, not code), and
+// the frame pointer's only when it is close above sp. False when neither returns into a compiled
+// method.
+bool caller_of_stub(const ThreadSlotView& thread, const Registers& at, Registers* out) {
+    const FrameSetup setup = stub_frame_setup_at(at.pc);
+    if (setup != FrameSetup::kBuilt) {
+        return caller_of_unbuilt(thread, at, setup, out) && in_compiled_code(out->pc);
+    }
+    if (caller_of_unbuilt(thread, at, FrameSetup::kReturnAddressOnTop, out) && in_compiled_code(out->pc)) return true;
+    if (at.fp < at.sp || at.fp - at.sp > kMaxStubFrameBytes || !thread.holds(at.fp, 2 * kWord)) return false;
+    const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at.fp);
+    *out = Registers{frame[1], at.fp + 2 * kWord, frame[0]};
+    return in_compiled_code(out->pc);
+}
+
+// The compiled caller of the native code at at.pc when the thread's frame anchor holds no last
+// Java frame: compiled code calls some VM and C functions as leaves, without setting the anchor
+// (GC barriers, math and conversion routines), and those frames are unwound with the objects'
+// call-frame rows (native_unwind.h) up to the return address into the compiled method.
+// *no_java_frame: the unwind reached the thread's first frame: the thread has no Java frame at
+// all (it is starting or ending).
+bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out, bool* no_java_frame) {
+    return NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
+                                                  kMaxLeafCallFrames, out, no_java_frame) &&
+           in_compiled_code(out->pc);
+}
+
+int32_t left_because(OwnWalkOutcome why, OwnWalkOutcome* outcome) {
+    *outcome = why;
+    return 0;
+}
+
 }  // namespace
 
-uint64_t OwnWalk::walked() { return g_walked.load(std::memory_order_relaxed); }
-uint64_t OwnWalk::left_to_async_get_call_trace() { return g_left.load(std::memory_order_relaxed); }
-uint64_t OwnWalk::cut_short() { return g_cut_short.load(std::memory_order_relaxed); }
+const char* own_walk_outcome_name(OwnWalkOutcome outcome) {
+    const int index = static_cast<int>(outcome);
+    return index >= 0 && index < static_cast<int>(OwnWalkOutcome::kCount) ? kOutcomeNames[index] : "unknown";
+}
+
+uint64_t OwnWalk::count(OwnWalkOutcome outcome) {
+    return g_outcomes[static_cast<int>(outcome)].load(std::memory_order_relaxed);
+}
+uint64_t OwnWalk::walked() { return count(OwnWalkOutcome::kWalked); }
+uint64_t OwnWalk::walked_from_stub() { return g_from_stub.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::walked_from_leaf_call() { return g_from_leaf_call.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::left_to_async_get_call_trace() {
+    uint64_t left = 0;
+    for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) left += count(static_cast<OwnWalkOutcome>(i));
+    return left;
+}
 uint64_t OwnWalk::left_and_failed() { return g_left_failed.load(std::memory_order_relaxed); }
 void OwnWalk::note_left_walk(int32_t frame_count) {
     if (frame_count <= 0) g_left_failed.fetch_add(1, std::memory_order_relaxed);
 }
 
-int32_t OwnWalk::walk(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max,
-                      bool* truncated) {
-    const int32_t count = walk_frames(thread, ucontext, slot, max, truncated);
-    (count > 0 ? g_walked : g_left).fetch_add(1, std::memory_order_relaxed);
+int32_t OwnWalk::walk(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max, bool* truncated,
+                      OwnWalkOutcome* outcome) {
+    *outcome = OwnWalkOutcome::kWalked;
+    const int32_t count = walk_frames(thread, ucontext, slot, max, truncated, outcome);
+    g_outcomes[static_cast<int>(*outcome)].fetch_add(1, std::memory_order_relaxed);
     return count;
 }
 
 int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max,
-                             bool* truncated) {
+                             bool* truncated, OwnWalkOutcome* outcome) {
     *truncated = false;
     slot->top_bcp = 0;
     slot->top_unbuilt = false;
     slot->physical_from_anchor = false;
-    if (thread.stack_high == 0 || max <= 1) return 0;
+    if (thread.stack_high == 0 || max <= 1) return left_because(OwnWalkOutcome::kNoStackBounds, outcome);
     ucontext = StackWalker::context_of_interrupted_code(thread, ucontext);
     const Registers at_signal = read_registers(ucontext);
-    if (!thread.holds(at_signal.sp, kWord)) return 0;
+    if (!thread.holds(at_signal.sp, kWord)) return left_because(OwnWalkOutcome::kSpOutsideStack, outcome);
     Registers start = at_signal;
     int32_t count = 0;
     const uintptr_t pc = at_signal.pc;
     uintptr_t method = 0;
+    const bool in_stub = StubCode::contains(pc);
+    bool from_leaf_call = false;
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
-    } else if (CodePages::contains(pc, kInstructionBytes) && !StubCode::contains(pc) &&
-               CodeHeaps::frame_words_and_method_at(pc, &method) != 0) {
-        const FrameSetup setup = compiled_frame_setup_at(pc);
+    } else if (in_stub) {
+        // The stub has no Java frame: the walk starts at its caller, whose frame is complete
+        // (the return address names the call's own debug record).
+        if (!caller_of_stub(thread, at_signal, &start)) {
+            return left_because(OwnWalkOutcome::kStubCallerUnknown, outcome);
+        }
+    } else if (bool before_entry = false; CodePages::contains(pc, kInstructionBytes) &&
+                                          CodeHeaps::frame_words_and_method_at(pc, &method, &before_entry) != 0) {
+        const FrameSetup setup = before_entry ? FrameSetup::kReturnAddressOnTop : compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
             // The method is being entered or left: it is the top frame, its caller's registers
             // are where the return address lies.
-            if (!caller_of_unbuilt(thread, at_signal, setup, &start)) return 0;
+            if (!caller_of_unbuilt(thread, at_signal, setup, &start)) {
+                return left_because(OwnWalkOutcome::kUnbuiltUnreadable, outcome);
+            }
             slot->frames[0] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(method));
             slot->physical_pcs[0] = pc;
             slot->top_unbuilt = true;
             count = 1;
         }
-    } else if (CodePages::contains(pc, 1) || StubCode::contains(pc) || !PhysicalWalk::last_java_frame(thread, &start)) {
-        // In Java code the walk cannot size (a stub), or a thread without a last Java frame.
-        return 0;
-    } else {
+    } else if (StubCode::in_exception_dispatch(pc)) {
+        // An exception being dispatched (the frame of the method it left is popped or being
+        // unwound): here, at C2's rethrow stub, the own walk made the oracle's last wrong stacks
+        // (frames of an earlier stack above the unwound one; the cause is not found), so
+        // AsyncGetCallTrace walks.
+        return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
+    } else if (CodePages::contains(pc, 1)) {
+        return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
+    } else if (PhysicalWalk::last_java_frame(thread, &start)) {
+        if (StubCode::in_exception_dispatch(start.pc)) {
+            return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
+        }
         slot->physical_from_anchor = true;
+    } else if (bool no_java_frame = false; !caller_of_leaf_call(thread, at_signal, &start, &no_java_frame)) {
+        return left_because(no_java_frame ? OwnWalkOutcome::kNoJavaFrame : OwnWalkOutcome::kNoLastJavaFrame, outcome);
+    } else {
+        from_leaf_call = true;
     }
     bool complete = false;
     count += PhysicalWalk::walk_java(thread, start, slot->frames + count, slot->physical_pcs + count, max - count,
-                                     &complete);
-    if (complete) return count;
-    if (count < max) {
-        g_cut_short.fetch_add(1, std::memory_order_relaxed);
-        return 0;
-    }
-    *truncated = true;
+                                     &complete, &slot->own_stop_pc);
+    if (count == 0 || (!complete && count < max)) return left_because(OwnWalkOutcome::kCutShort, outcome);
+    *truncated = !complete;
+    if (in_stub) g_from_stub.fetch_add(1, std::memory_order_relaxed);
+    if (from_leaf_call) g_from_leaf_call.fetch_add(1, std::memory_order_relaxed);
     return count;
 }
 

@@ -2,9 +2,12 @@
 // handler it records the physical frames (PhysicalWalk::walk_java) and nothing expensive: an
 // interpreted frame's Method* and bytecode pointer, a compiled frame's PC; the emitter makes
 // Java frames of them (java_frames.h), with the inlined frames the JIT recorded for each PC.
-// Where the walk cannot start or cannot finish (the PC in a stub or in code it does not know, a
-// thread without a last Java frame, a frame it cannot size) it returns 0 and the request is
-// walked with AsyncGetCallTrace instead (StackWalker).
+// A PC in a leaf stub (stub_code.h) is walked from the stub's compiled caller, found from the
+// stub's frame setup or the return address on top of the stack; a PC in native code that
+// compiled code called as a leaf (no frame anchor set) from that caller, found by the native
+// unwinder (native_unwind.h). Where the walk cannot start or cannot finish (the PC in code it
+// does not know, a thread without a last Java frame, a frame it cannot size) it returns 0, says
+// why (OwnWalkOutcome), and the request is walked with AsyncGetCallTrace instead (StackWalker).
 #pragma once
 
 #include <atomic>
@@ -15,20 +18,40 @@
 
 namespace stackreq {
 
+// What the own walk did with a request: walked it, or why it left it to AsyncGetCallTrace.
+enum class OwnWalkOutcome : uint8_t {
+    kWalked = 0,
+    kNoStackBounds,      // the thread's stack bounds are not known, or max <= 1
+    kSpOutsideStack,     // the signal's SP is not in the thread's stack
+    kUnbuiltUnreadable,  // a compiled method being entered or left, its caller's words not readable
+    kStubCallerUnknown,  // the PC in a leaf stub whose compiled caller the walk cannot find
+    kUnsizedCode,        // the PC in Java code the walk cannot size (a blob it does not know)
+    kNoLastJavaFrame,    // not in Java code, no last Java frame in the anchor, no compiled caller unwound to
+    kCutShort,           // a frame below the top the walk cannot size
+    kNoJavaFrame,        // in native code unwound to the thread's first frame: no Java frame (starting, ending)
+    kExceptionDispatch,  // the PC, or the anchor's, in the VM code that dispatches an exception
+    kCount
+};
+// A short name for logs ("walked", "stub-caller-unknown", ...).
+const char* own_walk_outcome_name(OwnWalkOutcome outcome);
+
 class OwnWalk {
 public:
     // Async-signal-safe. Walks the calling thread from ucontext (as StackWalker::walk) into slot:
     // frames and physical_pcs (at most max), top_bcp, top_unbuilt and physical_from_anchor.
-    // Returns the frame count, 0 when AsyncGetCallTrace must walk instead. *truncated: max
-    // frames were walked and more are below.
-    static int32_t walk(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max,
-                        bool* truncated);
-    // How many walks returned frames, and how many left the request to AsyncGetCallTrace (logged
-    // at the JVM's exit).
+    // Returns the frame count, 0 when AsyncGetCallTrace must walk instead; *outcome says which
+    // (and why). *truncated: max frames were walked and more are below.
+    static int32_t walk(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max, bool* truncated,
+                        OwnWalkOutcome* outcome);
+    // How many walks ended with outcome since the start (logged at the JVM's exit).
+    static uint64_t count(OwnWalkOutcome outcome);
+    // How many walks returned frames, and how many left the request to AsyncGetCallTrace.
     static uint64_t walked();
     static uint64_t left_to_async_get_call_trace();
-    // Of those, the walks that started but could not finish.
-    static uint64_t cut_short();
+    // Of the walks that returned frames, those that started at a leaf stub's caller.
+    static uint64_t walked_from_stub();
+    // ... and those that started at the compiled caller of a leaf call into native code.
+    static uint64_t walked_from_leaf_call();
     // Async-signal-safe: the result of AsyncGetCallTrace's walk of a request left to it.
     static void note_left_walk(int32_t frame_count);
     // How many of those walks failed too.
@@ -36,7 +59,7 @@ public:
 
 private:
     static int32_t walk_frames(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max,
-                               bool* truncated);
+                               bool* truncated, OwnWalkOutcome* outcome);
 };
 
 }  // namespace stackreq

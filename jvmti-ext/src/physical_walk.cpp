@@ -126,14 +126,15 @@ bool PhysicalWalk::below_entry_frame(const ThreadSlotView& thread, uintptr_t fp,
 }
 
 int32_t PhysicalWalk::walk_java(const ThreadSlotView& thread, const Registers& start, CallFrame* frames,
-                               uintptr_t* values, int32_t max, bool* complete) {
+                               uintptr_t* values, int32_t max, bool* complete, uintptr_t* stopped_at) {
     *complete = false;
+    *stopped_at = start.pc;
     if (thread.stack_high == 0) return 0;
-    return walk_from(thread, start, values, max, frames, complete);
+    return walk_from(thread, start, values, max, frames, complete, stopped_at);
 }
 
 int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
-                                CallFrame* own, bool* complete) {
+                                CallFrame* own, bool* complete, uintptr_t* stopped_at) {
     uintptr_t pc = top.pc, fp = top.fp;
     // The unextended stack pointer: where a compiled frame starts. Below an interpreted callee
     // it is the sender's stack pointer the interpreter saved (the callee's arguments, which an
@@ -185,6 +186,7 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
         fp = caller_fp;
         pc = caller_pc;
     }
+    if (stopped_at != nullptr) *stopped_at = pc;
     return count;
 }
 

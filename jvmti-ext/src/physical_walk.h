@@ -59,9 +59,10 @@ public:
     // frames[i].method, the Method* its code blob names (CodeHeaps::frame_words_and_method_at).
     // Returns the
     // frame count; *complete says whether the walk reached the thread's first entry frame (a stack
-    // without it was cut short by a frame the walk cannot size, or by max).
+    // without it was cut short by a frame the walk cannot size, or by max); *stopped_at receives
+    // the PC of the frame the walk stopped at.
     static int32_t walk_java(const ThreadSlotView& thread, const Registers& start, CallFrame* frames,
-                             uintptr_t* values, int32_t max, bool* complete);
+                             uintptr_t* values, int32_t max, bool* complete, uintptr_t* stopped_at);
     // Async-signal-safe: the registers of the calling thread's last Java frame (its frame anchor).
     static bool last_java_frame(const ThreadSlotView& thread, Registers* out);
     // The Method* slot and the bytecode pointer slot of an interpreted frame, in words from its fp.
@@ -71,7 +72,7 @@ public:
 private:
     // own, when not null, receives the frames of walk_java (values in pcs).
     static int32_t walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
-                             CallFrame* own = nullptr, bool* complete = nullptr);
+                             CallFrame* own = nullptr, bool* complete = nullptr, uintptr_t* stopped_at = nullptr);
     // The registers of the last Java frame a frame anchor (a JavaFrameAnchor at anchor) holds.
     static bool anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out);
     // The last Java frame below the entry frame whose frame pointer is fp. *none is set when the

@@ -92,7 +92,9 @@ void record_bare_walk(const ThreadSlotView& thread, void* ucontext, uint32_t max
 // fields untouched but own_walk, when AsyncGetCallTrace must walk instead.
 bool walk_own(const ThreadSlotView& thread, void* ucontext, uint32_t java_depth, RequestSlot* slot) {
     bool truncated = false;
-    const int32_t count = OwnWalk::walk(thread, ucontext, slot, static_cast<int32_t>(java_depth), &truncated);
+    OwnWalkOutcome outcome = OwnWalkOutcome::kWalked;
+    const int32_t count = OwnWalk::walk(thread, ucontext, slot, static_cast<int32_t>(java_depth), &truncated, &outcome);
+    slot->own_outcome = static_cast<uint8_t>(outcome);
     slot->own_walk = count > 0;
     if (!slot->own_walk) return false;
     // The emitter makes the frames (java_frames.h); frame_count stays > 0 until then.

@@ -56,8 +56,12 @@ struct RequestSlot {
     // walker=vmstructs: frames[0, physical_count) are the own walk's markers, physical_pcs their
     // bytecode pointers or PCs (PhysicalWalk::walk_java); top_bcp the interpreter's bytecode
     // pointer register at the signal (0: none), top_unbuilt that the top compiled frame is in its
-    // prologue or epilogue, its frame not there.
+    // prologue or epilogue, its frame not there; own_outcome the OwnWalkOutcome of the request
+    // (own_walk.h) and own_stop_pc the PC of the frame a walk cut short stopped at, for the
+    // emitter's per-request log.
     bool own_walk;
+    uint8_t own_outcome;
+    uintptr_t own_stop_pc;
     bool top_unbuilt;
     uintptr_t top_bcp;
     // native=on: the native PCs above the Java frames, signal PC first (native_unwind.h); they

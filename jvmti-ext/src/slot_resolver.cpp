@@ -3,6 +3,8 @@
 #include "agent_state.h"
 #include "frame_typer.h"
 #include "java_frames.h"
+#include "log.h"
+#include "own_walk.h"
 #include "stack_walker.h"
 #include "thread_directory.h"
 #include "virtual_threads.h"
@@ -102,13 +104,14 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
     frames_.clear();
     bool truncated = slot.truncated;
     bool captured = false;
+    const char* own_failure = nullptr;
     switch (slot.kind) {
         case RequestKind::kWalked:
         case RequestKind::kBiasedSelf:
             event.thread_id = virtual_thread != 0 ? virtual_thread : threads.key_for_tid(slot.tid);
             if (slot.own_walk) {
                 build_java_frames(agent().compiled_methods, agent().method_table, slot,
-                                  static_cast<int32_t>(max_depth_ - slot.native_count), &own_frames_);
+                                  static_cast<int32_t>(max_depth_ - slot.native_count), &own_frames_, &own_failure);
             }
             end_at_virtual_thread_entry(slot, virtual_thread != 0);
             truncated = slot.truncated;
@@ -152,7 +155,30 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
         // Stack ids start at 1: 0 means the stack was taken here, not found by the walk cache.
         if (event.stack_trace_id == 0) event.stack_trace_id = store.intern_stack(frames_, truncated);
     }
+    if (slot.kind == RequestKind::kWalked) log_walk(slot, captured, own_failure);
     return event;
+}
+
+// walker=vmstructs, log=debug: a line for each request the own walk left to AsyncGetCallTrace or
+// could not make whole, so that a test can attribute each request's stack (or its failure) to
+// the walk that made it; a request without a line was the own walk's, and succeeded.
+void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* own_failure) {
+    if (agent().options.walker != Walker::kVmStructs || Log::level() < LogLevel::kDebug) return;
+    if (slot.own_walk && captured) return;
+    const char* outcome = slot.own_walk ? own_failure != nullptr ? own_failure : "emptied"
+                                        : own_walk_outcome_name(static_cast<OwnWalkOutcome>(slot.own_outcome));
+    // A walk cut short names the code it stopped at: a compiled method, or the VM code's name.
+    std::string stopped;
+    if (!slot.own_walk && slot.own_outcome == static_cast<uint8_t>(OwnWalkOutcome::kCutShort)) {
+        jmethodID method = nullptr;
+        stopped = agent().compiled_methods.compiled_method_at(slot.own_stop_pc, &method)
+                      ? " stopped-in=compiled-method"
+                      : " stopped-in=" + native_symbols_.name(slot.own_stop_pc).symbol;
+        // top_bcp is the own walk's alone: whether it started in the interpreter.
+        if (slot.top_bcp != 0) stopped += " from=interpreter";
+    }
+    Log::debug("walk: user_data=%lld walker=%s outcome=%s failed=%d%s", static_cast<long long>(slot.event.user_data),
+               slot.own_walk ? "own" : "asgct", outcome, captured ? 0 : 1, stopped.c_str());
 }
 
 }  // namespace stackreq

@@ -50,6 +50,8 @@ private:
     // or unmounted, whose thread is unknown: it yields no frames (the event fails).
     static void end_at_virtual_thread_entry(RequestSlot& slot, bool mounted);
     bool append_frames_at_safepoint(jobject thread, bool* truncated);
+    // walker=vmstructs, log=debug: names the walk of a request that was not an own walk's success.
+    void log_walk(const RequestSlot& slot, bool captured, const char* own_failure);
 
     jvmtiEnv* jvmti_;
     uint32_t max_depth_;

@@ -1,5 +1,6 @@
 #include "stub_code.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace stackreq {
@@ -7,6 +8,13 @@ namespace stackreq {
 StubCode::Range StubCode::ranges_[StubCode::kCapacity];
 std::atomic<uint32_t> StubCode::claimed_{0};
 std::atomic<uint32_t> StubCode::published_{0};
+StubCode::Range StubCode::dispatch_ranges_[StubCode::kDispatchCapacity];
+std::atomic<uint32_t> StubCode::dispatch_claimed_{0};
+std::atomic<uint32_t> StubCode::dispatch_published_{0};
+std::atomic<uintptr_t> StubCode::dispatch_lowest_{UINTPTR_MAX};
+std::atomic<uintptr_t> StubCode::dispatch_highest_{0};
+std::atomic<uintptr_t> StubCode::lowest_{UINTPTR_MAX};
+std::atomic<uintptr_t> StubCode::highest_{0};
 
 namespace {
 // Leaf stubs of StubRoutines: called from compiled code, they call nothing and keep their caller
@@ -21,6 +29,37 @@ constexpr const char* kLeafStubParts[] = {
 };
 constexpr const char* kNonLeafParts[] = {"Runtime", "_Java", "blob", "Blob"};
 
+// The VM code an exception passes through between compiled frames (HotSpot 17 and 25 names):
+// C2's "_rethrow_Java" and "ExceptionBlob", the shared "forward_exception" and
+// "catch_exception", C1's "handle_exception*" and "unwind_exception" Runtime1 stubs.
+bool is_exception_dispatch(const char* name) {
+    return name != nullptr && (std::strstr(name, "rethrow") != nullptr || std::strstr(name, "xception") != nullptr);
+}
+
+// Appends [start, start + length) to ranges (capacity entries), published in claim order.
+bool append_range(StubCode::Range* ranges, uint32_t capacity, std::atomic<uint32_t>& claimed,
+                  std::atomic<uint32_t>& published, uintptr_t start, uintptr_t length) {
+    uint32_t index = claimed.fetch_add(1, std::memory_order_relaxed);
+    if (index >= capacity) return false;
+    ranges[index] = StubCode::Range{start, start + length};
+    uint32_t expected = index;
+    while (!published.compare_exchange_weak(expected, index + 1, std::memory_order_release,
+                                            std::memory_order_relaxed)) {
+        expected = index;
+    }
+    return true;
+}
+
+// Widens [lowest, highest) to hold [start, end).
+void extend_span(std::atomic<uintptr_t>& lowest, std::atomic<uintptr_t>& highest, uintptr_t start, uintptr_t end) {
+    uintptr_t bound = lowest.load(std::memory_order_relaxed);
+    while (start < bound && !lowest.compare_exchange_weak(bound, start, std::memory_order_relaxed)) {
+    }
+    bound = highest.load(std::memory_order_relaxed);
+    while (end > bound && !highest.compare_exchange_weak(bound, end, std::memory_order_relaxed)) {
+    }
+}
+
 bool is_leaf_stub(const char* name) {
     if (name == nullptr) return false;
     for (const char* part : kNonLeafParts) {
@@ -34,23 +73,36 @@ bool is_leaf_stub(const char* name) {
 }  // namespace
 
 bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
-    if (!is_leaf_stub(name) || length == 0) return true;
-    uint32_t index = claimed_.fetch_add(1, std::memory_order_relaxed);
-    if (index >= kCapacity) return false;
-    ranges_[index] = Range{start, start + length};
-    // Publish in claim order so readers never see a half-written range.
-    uint32_t expected = index;
-    while (!published_.compare_exchange_weak(expected, index + 1, std::memory_order_release,
-                                             std::memory_order_relaxed)) {
-        expected = index;
+    if (is_exception_dispatch(name) && length != 0) {
+        extend_span(dispatch_lowest_, dispatch_highest_, start, start + length);
+        append_range(dispatch_ranges_, kDispatchCapacity, dispatch_claimed_, dispatch_published_, start, length);
     }
-    return true;
+    if (!is_leaf_stub(name) || length == 0) return true;
+    if (claimed_.load(std::memory_order_relaxed) >= kCapacity) return false;
+    // The span first: a range is published inside it.
+    extend_span(lowest_, highest_, start, start + length);
+    return append_range(ranges_, kCapacity, claimed_, published_, start, length);
 }
 
 bool StubCode::contains(uintptr_t pc) {
     uint32_t count = published_.load(std::memory_order_acquire);
+    // Most PCs are in compiled methods, outside the stubs' span: no range is read for them (the
+    // scan touches every range's cache line, cold in a signal handler).
+    if (pc < lowest_.load(std::memory_order_relaxed) || pc >= highest_.load(std::memory_order_relaxed)) return false;
     for (uint32_t i = 0; i < count; i++) {
         if (pc >= ranges_[i].start && pc < ranges_[i].end) return true;
+    }
+    return false;
+}
+
+bool StubCode::in_exception_dispatch(uintptr_t pc) {
+    const uint32_t count = std::min(dispatch_published_.load(std::memory_order_acquire), kDispatchCapacity);
+    if (pc < dispatch_lowest_.load(std::memory_order_relaxed) ||
+        pc >= dispatch_highest_.load(std::memory_order_relaxed)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (pc >= dispatch_ranges_[i].start && pc < dispatch_ranges_[i].end) return true;
     }
     return false;
 }
@@ -60,6 +112,12 @@ uint32_t StubCode::size() { return published_.load(std::memory_order_acquire); }
 void StubCode::reset_for_test() {
     claimed_.store(0);
     published_.store(0);
+    dispatch_claimed_.store(0);
+    dispatch_published_.store(0);
+    dispatch_lowest_.store(UINTPTR_MAX);
+    dispatch_highest_.store(0);
+    lowest_.store(UINTPTR_MAX);
+    highest_.store(0);
 }
 
 }  // namespace stackreq

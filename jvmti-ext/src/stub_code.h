@@ -21,17 +21,31 @@ public:
     static bool add(const char* name, uintptr_t start, uintptr_t length);
     // Async-signal-safe.
     static bool contains(uintptr_t pc);
+    // Async-signal-safe: whether pc is in the VM code that dispatches an exception (C2's rethrow
+    // stub, the exception blobs, the C1 exception and unwind stubs), where a method's frame has
+    // just been popped or is being unwound (added by add() too, up to kDispatchCapacity).
+    static bool in_exception_dispatch(uintptr_t pc);
+    static constexpr uint32_t kDispatchCapacity = 64;
     static uint32_t size();
     static void reset_for_test();
 
-private:
     struct Range {
         uintptr_t start;
         uintptr_t end;
     };
+
+private:
     static Range ranges_[kCapacity];
     static std::atomic<uint32_t> claimed_;    // slots handed out
     static std::atomic<uint32_t> published_;  // slots fully written, in order
+    static Range dispatch_ranges_[kDispatchCapacity];
+    static std::atomic<uint32_t> dispatch_claimed_;
+    static std::atomic<uint32_t> dispatch_published_;
+    static std::atomic<uintptr_t> dispatch_lowest_;
+    static std::atomic<uintptr_t> dispatch_highest_;
+    // The span of every range claimed: set before the range is published.
+    static std::atomic<uintptr_t> lowest_;
+    static std::atomic<uintptr_t> highest_;
 };
 
 }  // namespace stackreq

@@ -262,6 +262,30 @@ void check_dlopen_and_dlclose_while_looking_up() {
 
 }  // namespace
 
+// walker=vmstructs: the first frame outside the loaded objects, and a thread's first frame.
+void check_caller_outside_objects() {
+    // At a function's entry its return address is on top: here one into code no object holds.
+    uintptr_t words[4] = {0x12340, 0, 0, 0};
+    const StackBounds fake{reinterpret_cast<uintptr_t>(words), reinterpret_cast<uintptr_t>(words + 4)};
+    const Registers at_entry{reinterpret_cast<uintptr_t>(&fp_level2), reinterpret_cast<uintptr_t>(words), 0};
+    Registers caller{};
+    bool outermost = true;
+    CHECK(NativeUnwinder::caller_outside_objects(fake, at_entry, 4, &caller, &outermost));
+    CHECK(caller.pc == 0x12340 && caller.sp == reinterpret_cast<uintptr_t>(words + 1) && !outermost);
+    // A PC no object holds has no native frame to unwind.
+    CHECK(!NativeUnwinder::caller_outside_objects(fake, caller, 4, &caller, &outermost) && !outermost);
+    // A thread that is all native code unwinds to its first frame.
+    bool found = true;
+    std::thread([&found, &outermost] {
+        ucontext_t context;
+        getcontext(&context);
+        Registers unused{};
+        found = NativeUnwinder::caller_outside_objects(own_stack(), read_registers(&context), kMaxFrames, &unused,
+                                                       &outermost);
+    }).join();
+    CHECK(!found && outermost);
+}
+
 int main() {
     CHECK(NativeLibraries::refresh());
     CHECK(!NativeLibraries::refresh());  // nothing loaded since
@@ -270,6 +294,7 @@ int main() {
     check_chain("fp_level", fp_level1);
     check_rows_at_function_entry();
     check_bounds_end_the_walk();
+    check_caller_outside_objects();
     check_names();
     check_leaf_without_rows();
     check_dlopen_and_dlclose_while_looking_up();

@@ -57,18 +57,20 @@ void walks_interpreted_frames() {
     CallFrame frames[8];
     uintptr_t values[8] = {};
     bool complete = true;
+    uintptr_t stopped_at = 0;
     const Registers top{kInterpreter + 0x100, stack.address(10), stack.address(20)};
-    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 8, &complete) == 3);
+    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 8, &complete, &stopped_at) == 3);
     // The last frame returns to code nobody knows: not the thread's first entry frame.
-    CHECK(!complete);
+    CHECK(!complete && stopped_at == 0x1234);
     CHECK(frames[0].bci_or_marker == kInterpretedFrame && frames[2].bci_or_marker == kInterpretedFrame);
     CHECK(reinterpret_cast<uintptr_t>(frames[0].method) == 0x5000 && values[0] == 0x6010);
     CHECK(reinterpret_cast<uintptr_t>(frames[1].method) == 0x5100 && values[1] == 0x6120);
     CHECK(reinterpret_cast<uintptr_t>(frames[2].method) == 0x5200 && values[2] == 0x6230);
     // At most max frames.
-    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 2, &complete) == 2 && !complete);
+    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 2, &complete, &stopped_at) == 2 && !complete);
     // No stack bounds for the thread: nothing.
-    CHECK(PhysicalWalk::walk_java(ThreadSlotView{}, top, frames, values, 8, &complete) == 0 && !complete);
+    CHECK(PhysicalWalk::walk_java(ThreadSlotView{}, top, frames, values, 8, &complete, &stopped_at) == 0 &&
+          !complete);
     PhysicalWalk::reset_for_test();
 }
 

@@ -30,6 +30,16 @@ int main() {
         at += 0x1000;
     }
     CHECK(StubCode::size() == 9);
+    // The exception-dispatch code is known apart (no leaf stub among it).
+    StubCode::add("_rethrow_Java", 0x90000, 0x80);
+    StubCode::add("C1 Runtime handle_exception_from_callee", 0x91000, 0x80);
+    CHECK(StubCode::in_exception_dispatch(0x90010) && StubCode::in_exception_dispatch(0x91010));
+    CHECK(!StubCode::in_exception_dispatch(0x90080) && !StubCode::contains(0x90010));
+    CHECK(!StubCode::in_exception_dispatch(0x1000));
+    CHECK(StubCode::size() == 9);
+    // The span of the ranges grew past the first one's; its range is still found, and a PC past
+    // the last range is outside the span.
+    CHECK(StubCode::contains(0x1000) && !StubCode::contains(at + 0x10));
 
     // Concurrent adders: every range is published, none is lost or torn.
     StubCode::reset_for_test();

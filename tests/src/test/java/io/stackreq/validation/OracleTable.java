@@ -27,7 +27,9 @@ public final class OracleTable {
                 BiasTable.row(out, List.of(workload, layer.label, Integer.toString(tally.samples),
                         Integer.toString(tally.matched()),
                         tally.transition + " / " + tally.instrumentation + " / " + tally.jitScope,
-                        Integer.toString(tally.mismatched), Integer.toString(tally.failed),
+                        Integer.toString(tally.mismatched), tally.failedWithoutJavaFrames == 0
+                                ? Integer.toString(tally.failed)
+                                : tally.failed + " (" + tally.failedWithoutJavaFrames + " without Java frames)",
                         tally.matched() + tally.mismatched == 0 ? "-"
                                 : String.format(Locale.ROOT, "%.2f%%", tally.matchPercent()),
                         tally.frameTypes.summary()));
@@ -44,6 +46,10 @@ public final class OracleTable {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] mismatch: ")
                         .append(example).append('\n');
+            }
+            if (!tally.byWalk.isEmpty()) {
+                out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
+                        .append("] by walk: ").append(tally.byWalk).append('\n');
             }
             for (String example : tally.frameTypes.examples) {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)

@@ -10,6 +10,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -117,6 +120,17 @@ public final class OracleCheck {
         public int skipped;
         public final List<String> examples = new ArrayList<>();
         public final FrameTypeCheck.Tally frameTypes = new FrameTypeCheck.Tally();
+        /**
+         * Layer (c): the failed and the mismatched requests by the walk that made them ("failed own",
+         * "wrong asgct stub-caller-unknown", "failed refused rc=15"...; see {@link #attributeWalks}).
+         */
+        public final Map<String, Integer> byWalk = new TreeMap<>();
+        /**
+         * Of the failed, layer (c) with walker=vmstructs: threads starting or ending, which item 5
+         * counts apart: the own walk unwound the native frames to the thread's first one without a
+         * Java frame ("no-java-frame"), or the request was refused THREAD_NOT_ALIVE (the thread ended).
+         */
+        public int failedWithoutJavaFrames;
 
         public int matched() {
             return exact + transition + instrumentation + jitScope;
@@ -148,6 +162,16 @@ public final class OracleCheck {
     private final Map<Layer, Map<String, Tally>> tallies = new LinkedHashMap<>();
     private final CompiledCode compiledCode;
     private final FrameTypeCheck frameTypes;
+    private static final Pattern WALK_LINE =
+            Pattern.compile("walk: user_data=(-?\\d+) walker=(\\w+) outcome=([\\w-]+) failed=[01]");
+    /** The walk of each request the walk log names; the others were made by {@link #defaultWalk}. */
+    private final Map<Long, String> walks = new HashMap<>();
+    private String defaultWalk = "asgct";
+    private static final int THREAD_NOT_ALIVE = 15;
+
+    private boolean ownWalker() {
+        return defaultWalk.equals("own");
+    }
 
     public OracleCheck(Path methodTable, CompiledCode compiledCode) {
         this.compiledCode = compiledCode;
@@ -174,6 +198,26 @@ public final class OracleCheck {
         return tallies.computeIfAbsent(layer, l -> new LinkedHashMap<>()).computeIfAbsent(workload, w -> new Tally());
     }
 
+    /**
+     * walker=vmstructs: reads libstackreq.so's log=debug file, which names each request the own walk
+     * left to AsyncGetCallTrace ("asgct" and why) or could not make whole ("own" and why); every
+     * other request was walked by the own walk. Without this call every request is attributed to
+     * AsyncGetCallTrace (walker=asgct).
+     */
+    public void attributeWalks(Path agentLog) {
+        defaultWalk = "own";
+        try {
+            for (String line : Files.readAllLines(agentLog)) {
+                Matcher m = WALK_LINE.matcher(line);
+                if (m.find()) {
+                    walks.put(Long.parseLong(m.group(1)), m.group(2) + " " + m.group(3));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Layers (b) and (c): each snapshot against the jdk.StackTraceRequest event of its user data. */
     public void checkRequests(Path snapshots, Path recording) {
         Map<Long, RecordedEvent> events = new HashMap<>();
@@ -195,19 +239,36 @@ public final class OracleCheck {
             }
             tally.samples++;
             RecordedEvent event = events.get(snapshot.id());
+            String walk = snapshot.layer() == Layer.SIGNAL ? walks.getOrDefault(snapshot.id(), defaultWalk) : null;
+            int mismatchedBefore = tally.mismatched;
+            int examplesBefore = tally.examples.size();
             if (snapshot.rc() != 0) {
                 tally.failed++;
                 tally.refused++;
+                walk = "refused rc=" + snapshot.rc();
+                tally.byWalk.merge("failed " + walk, 1, Integer::sum);
+                tally.failedWithoutJavaFrames += snapshot.rc() == THREAD_NOT_ALIVE && ownWalker() ? 1 : 0;
             } else if (event == null) {
                 tally.mismatch("no event for accepted request " + snapshot.id());
             } else if (event.getBoolean("failed")) {
                 tally.failed++;
+                if (walk != null) {
+                    tally.byWalk.merge("failed " + walk, 1, Integer::sum);
+                    tally.failedWithoutJavaFrames += walk.equals("asgct no-java-frame") ? 1 : 0;
+                }
             } else if (event.getBoolean("biased") != (snapshot.layer() == Layer.BIASED)) {
                 tally.mismatch("request " + snapshot.id() + ": biased=" + event.getBoolean("biased"));
             } else {
                 List<Frame> frames = framesOf(event);
                 record(tally, frames, snapshot);
                 frameTypes.check(frames, snapshot, tally.frameTypes);
+            }
+            if (walk != null && tally.mismatched > mismatchedBefore) {
+                tally.byWalk.merge("wrong " + walk, 1, Integer::sum);
+                if (tally.examples.size() > examplesBefore) {
+                    int last = tally.examples.size() - 1;
+                    tally.examples.set(last, "[walk: " + walk + "] " + tally.examples.get(last));
+                }
             }
         }
     }

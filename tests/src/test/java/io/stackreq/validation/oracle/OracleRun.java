@@ -50,6 +50,9 @@ public final class OracleRun {
         OracleCheck ac = new OracleCheck(acDir.resolve("methods.txt"),
                 CompiledCode.read(acDir.resolve("compiled-code.txt")));
         ac.checkJvmti(acDir.resolve("jvmti-checks.txt"));
+        if (ownWalker()) {
+            ac.attributeWalks(agentLog(acDir));
+        }
         ac.checkRequests(acDir.resolve("snapshots.txt"), acDir.resolve("recording.jfr"));
         OracleCheck b = new OracleCheck(bDir.resolve("methods.txt"),
                 CompiledCode.read(bDir.resolve("compiled-code.txt")));
@@ -154,9 +157,22 @@ public final class OracleRun {
     /** The system property that names the walker= option the oracle runs libstackreq.so with. */
     public static final String WALKER_PROPERTY = "stackreq.oracle.walker";
 
-    private static String walkerOption() {
+    private static String walkerOption(Path dir) {
         String walker = System.getProperty(WALKER_PROPERTY);
-        return walker == null ? "" : ",walker=" + walker;
+        if (walker == null) {
+            return "";
+        }
+        // The own walker's debug log names each request it left to AsyncGetCallTrace (attributeWalks).
+        return ",walker=" + walker + (ownWalker() ? ",log=debug:" + agentLog(dir) : "");
+    }
+
+    private static boolean ownWalker() {
+        String walker = System.getProperty(WALKER_PROPERTY);
+        return walker != null && walker.startsWith("vmstructs");
+    }
+
+    private static Path agentLog(Path dir) {
+        return dir.resolve("stackreq.log");
     }
 
     private static String summary(JvmRun.Result result) {
@@ -179,7 +195,7 @@ public final class OracleRun {
         }
         Path oracle = JvmRun.requesterLibrary().resolveSibling("liboracle.so").toAbsolutePath();
         JvmRun run = JvmRun.on(jdk, dir).name("oracle").withoutRequester()
-                .stackreqOptions("depth=1024,ring=1024" + walkerOption())
+                .stackreqOptions("depth=1024,ring=1024" + walkerOption(dir))
                 .flags("-agentpath:" + oracle + "=out=" + dir + ",layers=" + layers,
                         "-javaagent:" + agentJar + "=" + dir.resolve("methods.txt"),
                         "-Dstackreq.oracle.layers=" + layers,
