@@ -10,7 +10,7 @@ bool RequestRing::init(uint32_t slots, uint32_t max_depth, uint32_t native_depth
     max_depth_ = max_depth;
     native_depth_ = native_depth;
     mask_ = slots - 1;
-    wake_mask_ = slots >= 4 ? slots / 4 - 1 : 0;
+    wake_mask_ = slots >= 4 ? slots / 4 - 1 : ~uint64_t{0};
     const size_t frames_end = offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth;
     const size_t native_offset = frames_end + sizeof(uintptr_t) * max_depth;
     stride_ = (native_offset + sizeof(uintptr_t) * native_depth + 63) & ~size_t{63};
