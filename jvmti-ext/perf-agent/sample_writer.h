@@ -1,10 +1,12 @@
 // The writer thread: a plain pthread (not a JVM thread, never sampled) that drains the
-// sample ring into the JSON-lines file every 50 ms, and writes the end line at finish().
+// sample ring every 50 ms into its buffer, writes the buffer to the JSON-lines file when half of
+// it is full or a second has passed, and writes the rest and the end line at finish().
 #pragma once
 
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -54,8 +56,9 @@ private:
     std::atomic<uint64_t> written_{0};
     std::atomic<uint64_t> write_errors_{0};
     ErrorTally errors_;
-    char buffer_[1 << 16];
+    char buffer_[1 << 18];
     size_t buffered_ = 0;
+    std::chrono::steady_clock::time_point last_flush_;  // writer thread (and finish() after it)
 };
 
 }  // namespace stackreq_perf

@@ -162,7 +162,7 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
     slot->native_count = NativeUnwinder::unwind(stack, at_signal, slot->native_pcs, state.ring.native_depth());
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
     slot->truncated = slot->native_count == state.ring.native_depth();
-    state.ring.publish(slot);
+    if (state.ring.publish(slot)) sem_post(&state.emitter_wakeup);
     if (state.measure_latency) record_latency(entered, walk_cycles, 0);
     return JVMTI_ERROR_NONE;
 }
@@ -233,7 +233,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     }
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
     if (recovered) Counters::add(Counter::recovered);
-    state.ring.publish(slot);
+    if (state.ring.publish(slot)) sem_post(&state.emitter_wakeup);
     if (state.measure_latency) {
         record_latency(entered, walk_cycles, first_walk_cycles);
         if (own_walker) record_bare_walk(thread, ucontext, state.ring.max_depth());

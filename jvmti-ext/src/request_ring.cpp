@@ -10,6 +10,7 @@ bool RequestRing::init(uint32_t slots, uint32_t max_depth, uint32_t native_depth
     max_depth_ = max_depth;
     native_depth_ = native_depth;
     mask_ = slots - 1;
+    wake_mask_ = slots >= 4 ? slots / 4 - 1 : ~uint64_t{0};
     const size_t frames_end = offsetof(RequestSlot, frames) + sizeof(CallFrame) * max_depth;
     const size_t native_offset = frames_end + sizeof(uintptr_t) * max_depth;
     stride_ = (native_offset + sizeof(uintptr_t) * native_depth + 63) & ~size_t{63};
@@ -52,10 +53,11 @@ RequestSlot* RequestRing::claim() {
     }
 }
 
-void RequestRing::publish(RequestSlot* slot) {
+bool RequestRing::publish(RequestSlot* slot) {
     // The slot's sequence equals its position; position + 1 marks it ready for the consumer.
     uint64_t position = slot->sequence.load(std::memory_order_relaxed);
     slot->sequence.store(position + 1, std::memory_order_release);
+    return ((position + 1) & wake_mask_) == 0;
 }
 
 RequestSlot* RequestRing::peek() {

@@ -80,7 +80,11 @@ public:
 
     // Async-signal-safe. Returns nullptr when full.
     RequestSlot* claim();
-    void publish(RequestSlot* slot);
+    // Async-signal-safe. True for one slot in every quarter of the ring's capacity (in the order
+    // of claims): the caller wakes the consumer then, so that a consumer that sleeps long when
+    // few requests come still drains the ring before it fills, at one wake-up per quarter. Never
+    // for a ring under four slots (a test's, ring=2, that is meant to overflow).
+    bool publish(RequestSlot* slot);
 
     // Consumer side: the next published slot in order, or nullptr when none is ready
     // (empty, or the next one is claimed but not yet published).
@@ -102,6 +106,7 @@ private:
     size_t bytes_ = 0;
     size_t stride_ = 0;
     uint32_t mask_ = 0;
+    uint64_t wake_mask_ = 0;  // publish() asks for a wake-up when (position + 1) & wake_mask_ is 0
     uint32_t max_depth_ = 0;
     uint32_t native_depth_ = 0;
     alignas(64) std::atomic<uint64_t> enqueue_position_{0};

@@ -117,18 +117,14 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
             truncated = slot.truncated;
             if (slot.frame_count > 0) {
                 if (!slot.own_walk) type_walked_frames(slot);
-                if (slot.native_count > 0) {
-                    // The walked-stack cache knows Java frames only: stacks with native frames skip it.
+                event.stack_trace_id =
+                    walked_stacks_.find(slot.frames, slot.frame_count, slot.native_pcs, slot.native_count, truncated);
+                if (event.stack_trace_id == 0) {
                     append_native_frames(slot);
                     append_walked_frames(slot);
                     event.stack_trace_id = store.intern_stack(frames_, truncated);
-                } else {
-                    event.stack_trace_id = walked_stacks_.find(slot.frames, slot.frame_count, truncated);
-                }
-                if (event.stack_trace_id == 0) {
-                    append_walked_frames(slot);
-                    event.stack_trace_id = store.intern_stack(frames_, truncated);
-                    walked_stacks_.remember(slot.frames, slot.frame_count, truncated, event.stack_trace_id);
+                    walked_stacks_.remember(slot.frames, slot.frame_count, slot.native_pcs, slot.native_count,
+                                            truncated, event.stack_trace_id);
                 }
                 captured = true;
             } else if (slot.frame_count == kWalkNoJavaFrames && slot.native_count > 0) {

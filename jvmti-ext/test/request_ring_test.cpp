@@ -35,12 +35,41 @@ static void fills_then_refuses() {
     ring.destroy();
 }
 
+// One publish in every quarter of the capacity asks for the consumer's wake-up, whatever the
+// order in which claimed slots are published.
+static void a_quarter_of_the_ring_wakes_the_consumer() {
+    RequestRing ring;
+    CHECK(ring.init(16, 4));
+    int wakeups = 0;
+    for (int round = 0; round < 10; round++) {
+        RequestSlot* slots[8];
+        for (RequestSlot*& slot : slots) {
+            slot = ring.claim();
+            CHECK(slot != nullptr);
+        }
+        for (int i = 7; i >= 0; i--) wakeups += ring.publish(slots[i]) ? 1 : 0;
+        while (RequestSlot* slot = ring.peek()) ring.release(slot);
+    }
+    CHECK(wakeups == 80 / 4);
+    ring.destroy();
+
+    RequestRing tiny;
+    CHECK(tiny.init(2, 4));
+    for (int i = 0; i < 5; i++) {
+        RequestSlot* slot = tiny.claim();
+        CHECK(slot != nullptr && !tiny.publish(slot));  // a ring under four slots has no quarter
+        tiny.release(tiny.peek());
+    }
+    tiny.destroy();
+}
+
 static void concurrent_producers_lose_nothing() {
     RequestRing ring;
     CHECK(ring.init(256, 4));
     constexpr int kProducers = 4;
     constexpr int kPerProducer = 200000;
     std::atomic<int64_t> refused{0};
+    std::atomic<int64_t> wakeups{0};
     std::atomic<bool> done{false};
     std::vector<int> seen(kProducers * kPerProducer, 0);
     std::thread consumer([&] {
@@ -70,7 +99,7 @@ static void concurrent_producers_lose_nothing() {
                 }
                 slot->event.user_data = p * kPerProducer + i;
                 slot->frame_count = static_cast<int32_t>(slot->event.user_data % 7);
-                ring.publish(slot);
+                if (ring.publish(slot)) wakeups.fetch_add(1);
             }
         });
     }
@@ -84,6 +113,7 @@ static void concurrent_producers_lose_nothing() {
     }
     CHECK(delivered + refused.load() == int64_t{kProducers} * kPerProducer);
     CHECK(delivered > 0);
+    CHECK(wakeups.load() == delivered / (256 / 4));  // one every 64 claims, however they interleave
     std::printf("ring: delivered %lld, refused (full) %lld\n", static_cast<long long>(delivered),
                 static_cast<long long>(refused.load()));
     ring.destroy();
@@ -91,6 +121,7 @@ static void concurrent_producers_lose_nothing() {
 
 int main() {
     fills_then_refuses();
+    a_quarter_of_the_ring_wakes_the_consumer();
     concurrent_producers_lose_nothing();
     std::printf("request_ring_test: ok\n");
     return 0;

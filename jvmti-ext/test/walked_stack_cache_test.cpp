@@ -27,6 +27,17 @@ int main() {
     CHECK(cache.find(stack, 2, false) == 0);
     CHECK(cache.find(stack, 3, true) == 0);
 
+    // native=on: the native PCs above the Java frames are part of the stack.
+    uintptr_t native[3] = {0x7f0000001234, 0x7f0000005678, 0x7f000000abcd};
+    CHECK(cache.find(stack, 3, native, 3, false) == 0);  // not the Java-only stack
+    cache.remember(stack, 3, native, 3, false, 8);
+    CHECK(cache.find(stack, 3, native, 3, false) == 8 && cache.find(stack, 3, false) == 7);
+    uintptr_t other_pc[3] = {0x7f0000001235, 0x7f0000005678, 0x7f000000abcd};
+    CHECK(cache.find(stack, 3, other_pc, 3, false) == 0);
+    CHECK(cache.find(stack, 3, native, 2, false) == 0);
+    CHECK(cache.find(stack, 3, native, 3, true) == 0);
+    CHECK(cache.find(other_bci, 3, native, 3, false) == 0);
+
     // Many stacks: each finds its own id.
     static CallFrame many[5000][2];
     for (int i = 0; i < 5000; i++) {

@@ -317,6 +317,23 @@ void test_json_lines() {
         "\"period\":1000000,\"deltas\":{\"task-clock\":1000123,\"page-faults\":3},\"error\":0}\n";
     CHECK(length == strlen(expected) && strcmp(line, expected) == 0);
     CHECK(format_sample_line(info, sample, line, 20) == 0);  // does not fit: no truncated line
+    CHECK(format_sample_line(info, sample, line, strlen(expected)) == 0);  // no room for the NUL
+    CHECK(format_sample_line(info, sample, line, strlen(expected) + 1) == strlen(expected));
+
+    // Extremes of every number field: the line is formatted without printf.
+    sample.user_data = INT64_MIN;
+    sample.tid = -1;
+    sample.time_ns = INT64_MAX;
+    sample.cpu = 0;
+    sample.deltas[0] = UINT64_MAX;
+    sample.deltas[1] = 0;
+    sample.error = 112;
+    length = format_sample_line(info, sample, line, sizeof(line));
+    const char* extremes =
+        "{\"type\":\"sample\",\"userData\":-9223372036854775808,\"tid\":-1,\"time\":9223372036854775807,"
+        "\"cpu\":0,\"event\":\"task-clock\",\"period\":1000000,"
+        "\"deltas\":{\"task-clock\":18446744073709551615,\"page-faults\":0},\"error\":112}\n";
+    CHECK(length == strlen(extremes) && strcmp(line, extremes) == 0);
 
     info.engine = "cpu-timer";
     info.names[0] = "cpu-timer";

@@ -103,8 +103,8 @@ public final class Bootstrap {
     /**
      * JFR applies {@code Recording.enable/disable}, a second recording's settings and
      * {@code jcmd JFR.configure} without telling listeners; libstackreq's emitter thread calls this
-     * poll every 10 ms (it has no thread of its own: a sleeping Java thread's wake-ups cost more
-     * than its work), which brings each change to the request gate. Recordings starting and
+     * poll when it wakes, every 50 ms or sooner (it has no thread of its own: a sleeping Java
+     * thread's wake-ups cost more than its work), which brings each change to the request gate. Recordings starting and
      * stopping reach the gate through the listener, the throttle through {@link ThrottleSetting}.
      */
     static void pollSettings() {
