@@ -212,7 +212,10 @@ typedef jvmtiError (JNICALL *stackreq_RequestStackTrace)(jvmtiEnv* env, jthread*
 /*
  * Declares that this environment wants stack-trace requests to work. Counted per environment:
  * requests return NOT_AVAILABLE until at least one environment has enabled them. Calling it
- * twice from one environment counts once.
+ * twice from one environment counts once. The first call commits the memory of stackreq's request
+ * ring (ring= slots of depth= frames: about 25 MiB with the defaults, part of it committed at load
+ * already), so that no request takes a page fault in it; Linux 5.14 or later, else each page is
+ * committed at the first request that writes to it.
  */
 typedef jvmtiError (JNICALL *stackreq_EnableRequestStackTrace)(jvmtiEnv* env);
 

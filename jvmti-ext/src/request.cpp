@@ -2,11 +2,13 @@
 // The thread == NULL path runs in signal handlers: atomics, the preallocated ring, the
 // lock-free thread registry, AsyncGetCallTrace and the physical walk (physical_walk.h) only;
 // with native=on also the native unwinder, from threads JVMTI does not show too.
+#include <errno.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -16,6 +18,7 @@
 #include "emitter.h"
 #include "internal_threads.h"
 #include "latency_histogram.h"
+#include "log.h"
 #include "native_unwind.h"
 #include "own_walk.h"
 #include "physical_walk.h"
@@ -363,7 +366,13 @@ extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv*
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env) {
     if (env == nullptr) return JVMTI_ERROR_INVALID_ENVIRONMENT;
     std::lock_guard<std::mutex> guard(g_environments_mutex);
-    if (enabled_set().insert(env).second) agent().enabled_environments.fetch_add(1);
+    if (enabled_set().insert(env).second) {
+        if (!agent().ring.commit_memory_once()) {
+            Log::info("the request ring's memory stays uncommitted until its first use (MADV_POPULATE_WRITE: %s)",
+                      std::strerror(errno));
+        }
+        agent().enabled_environments.fetch_add(1);
+    }
     return JVMTI_ERROR_NONE;
 }
 
