@@ -103,10 +103,7 @@
  *    code), the native frames' words as native=on reads them (the loaded objects' unwind rows
  *    are then built at the agent's start with this option too), up to the compiled caller or the
  *    thread's first frame. Where the own walk cannot start or finish, AsyncGetCallTrace walks
- *    the request as without the option. It also prefetches, at the request's start, the line of
- *    code at the signal's PC and its entry in stackreq's code-page table: a prefetch is a hint
- *    to the cache that cannot fault and whose data the program never sees, so it is made before
- *    the PC is checked;
+ *    the request as without the option;
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP

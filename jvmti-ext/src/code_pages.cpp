@@ -50,8 +50,6 @@ bool CodePages::contains(uintptr_t address, uintptr_t bytes) {
     return true;
 }
 
-void CodePages::prefetch(uintptr_t address) { __builtin_prefetch(&slots_[home_slot(address / kPageSize + 1)]); }
-
 void CodePages::reset_for_test() {
     for (auto& slot : slots_) slot.store(0, std::memory_order_relaxed);
 }

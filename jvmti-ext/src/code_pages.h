@@ -20,9 +20,6 @@ public:
     static bool add(uintptr_t start, uintptr_t length);
     // Async-signal-safe: whether every byte of [address, address + bytes) lies in a known page.
     static bool contains(uintptr_t address, uintptr_t bytes);
-    // Async-signal-safe, a hint only: starts loading the table's line contains(address, ...)
-    // reads first.
-    static void prefetch(uintptr_t address);
     static void reset_for_test();
 
 private:

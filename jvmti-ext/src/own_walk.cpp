@@ -184,10 +184,4 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     return count;
 }
 
-void OwnWalk::prefetch(uintptr_t pc) {
-    __builtin_prefetch(reinterpret_cast<const void*>(pc));
-    CodePages::prefetch(pc);
-    __builtin_prefetch(&g_outcomes[static_cast<int>(OwnWalkOutcome::kWalked)], 1);
-}
-
 }  // namespace stackreq

@@ -43,11 +43,6 @@ public:
     // (and why). *truncated: max frames were walked and more are below.
     static int32_t walk(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max, bool* truncated,
                         OwnWalkOutcome* outcome);
-    // Async-signal-safe, a hint only, before walk() from a context whose PC is pc: starts loading
-    // lines the walk reads or writes first and a signal handler finds cold (the code at pc, its
-    // entry in the code-page table, the outcome counters), so that their misses overlap with the
-    // request's other work. A prefetch cannot fault, whatever pc is.
-    static void prefetch(uintptr_t pc);
     // How many walks ended with outcome since the start (logged at the JVM's exit).
     static uint64_t count(OwnWalkOutcome outcome);
     // How many walks returned frames, and how many left the request to AsyncGetCallTrace.

@@ -183,13 +183,6 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
 
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, LatencyTurn turn) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
-    // Hints only: what the request touches first is cold after the thread's last request (a
-    // millisecond or so ago), and loading it now overlaps the misses with finding the thread
-    // and taking the time.
-    state.ring.prefetch_next();
-    if (ucontext != nullptr && state.options.walker == Walker::kVmStructs) {
-        OwnWalk::prefetch(read_registers(ucontext).pc);
-    }
     int32_t tid = 0;
     ThreadSlotView thread;
     if (!ThreadRegistry::find_current(&thread, &tid)) {
@@ -255,9 +248,6 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
     if (recovered) Counters::add(Counter::recovered);
     if (state.ring.publish(slot)) sem_post(&state.emitter_wakeup);
-    // For the next request: its slot's lines are then more often still cached (from one thread
-    // at 1 kHz, the claim took about 350 ns at p50 with neither prefetch, 20 ns with both).
-    state.ring.prefetch_next();
     if (state.measure_latency) {
         record_latency(entered, walk_cycles, first_walk_cycles, turn);
         if (turn == LatencyTurn::kRequestFirst) {

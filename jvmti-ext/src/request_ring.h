@@ -86,14 +86,6 @@ public:
 
     // Async-signal-safe. Returns nullptr when full.
     RequestSlot* claim();
-    // Async-signal-safe, a hint only: starts loading the lines of the slot the next claim() takes
-    // that a request reads or writes first (its header, its first frames). That slot was last
-    // written when the consumer released it a whole ring of requests ago, so they are cold.
-    void prefetch_next() const {
-        const char* slot = reinterpret_cast<const char*>(at(enqueue_position_.load(std::memory_order_relaxed)));
-        __builtin_prefetch(slot, 1);
-        __builtin_prefetch(slot + offsetof(RequestSlot, frames), 1);
-    }
     // Async-signal-safe. True for one slot in every quarter of the ring's capacity (in the order
     // of claims): the caller wakes the consumer then, so that a consumer that sleeps long when
     // few requests come still drains the ring before it fills, at one wake-up per quarter. Never
