@@ -63,7 +63,8 @@
  *    anchor's SP when its PC is not recorded; the walk stops at the first frame that would
  *    leave the stack or not move up it;
  *  - the calling thread's own JavaThread, its frame anchor only (last Java SP, PC and FP, at
- *    offsets gHotSpotVMStructs gives), when the thread is not in Java code;
+ *    offsets gHotSpotVMStructs gives), when the thread is not in Java code, and with
+ *    walker=vmstructs, when the anchor is empty, its thread state (whether it is in native code);
  *  - HotSpot's code heaps, to find a compiled frame's size: the heap objects' bounds and
  *    segment-map fields, then the segment map, the block header and the code blob header
  *    (code bounds and frame size) for the PC, every address checked first against the heap's
@@ -212,7 +213,10 @@ typedef jvmtiError (JNICALL *stackreq_RequestStackTrace)(jvmtiEnv* env, jthread*
 /*
  * Declares that this environment wants stack-trace requests to work. Counted per environment:
  * requests return NOT_AVAILABLE until at least one environment has enabled them. Calling it
- * twice from one environment counts once.
+ * twice from one environment counts once. The first call commits the memory of stackreq's request
+ * ring (ring= slots of depth= frames: about 25 MiB with the defaults, part of it committed at load
+ * already), so that no request takes a page fault in it; Linux 5.14 or later, else each page is
+ * committed at the first request that writes to it.
  */
 typedef jvmtiError (JNICALL *stackreq_EnableRequestStackTrace)(jvmtiEnv* env);
 

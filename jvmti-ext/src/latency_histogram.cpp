@@ -87,6 +87,10 @@ std::string latency_report_json() {
     append(&out, "wholeNanos", latency.whole);
     out += ",";
     append(&out, "clockPairNanos", latency.clock_pair);
+    out += ",";
+    append(&out, "wholeSecondNanos", latency.whole_second);
+    out += ",";
+    append(&out, "firstWalkSecondNanos", latency.first_walk_second);
     out += "}\n";
     return out;
 }

@@ -39,13 +39,19 @@ private:
     static int64_t nanos_per_cycle_q20_;  // fixed point, 20 fractional bits
 };
 
-// The request path's two parts: everything but the walk, and the AsyncGetCallTrace walk.
+// The request path's two parts: everything but the walk, and the walks.
+// With walker=vmstructs the requests take turns (request.cpp): one in two is timed first, the
+// other after a bare AsyncGetCallTrace walk timed first, so that each of the two figures compared
+// comes from requests where it ran cold, in the same JVM; what ran second, warmed by the first,
+// goes into the *_second histograms, reported beside them.
 struct RequestLatency {
     LatencyHistogram capture_and_enqueue;
-    LatencyHistogram walk;        // every AsyncGetCallTrace call of the request (walk, probe, recovery)
+    LatencyHistogram walk;        // every walk of the request (AsyncGetCallTrace's, the own walk, the physical walk)
     LatencyHistogram first_walk;  // the first AsyncGetCallTrace call alone: the bare walk
     LatencyHistogram whole;       // the request from entry to return (minus the histogram updates)
     LatencyHistogram clock_pair;  // two back-to-back cycle_counter() reads: the measurement itself
+    LatencyHistogram whole_second;       // walker=vmstructs: the request after a bare walk
+    LatencyHistogram first_walk_second;  // walker=vmstructs: the bare walk after a request
 };
 
 RequestLatency& request_latency();

@@ -28,7 +28,7 @@ enum class OwnWalkOutcome : uint8_t {
     kUnsizedCode,        // the PC in Java code the walk cannot size (a blob it does not know)
     kNoLastJavaFrame,    // not in Java code, no last Java frame in the anchor, no compiled caller unwound to
     kCutShort,           // a frame below the top the walk cannot size
-    kNoJavaFrame,        // in native code unwound to the thread's first frame: no Java frame (starting, ending)
+    kNoJavaFrame,        // no Java frame: in native code (thread state) or unwound to the thread's first frame
     kExceptionDispatch,  // the PC, or the anchor's, in the VM code that dispatches an exception
     kCount
 };

@@ -21,6 +21,11 @@ namespace {
 intptr_t g_jni_in_thread = 0;
 uint64_t g_thread_anchor = 0, g_last_sp = 0, g_last_pc = 0, g_last_fp = 0;
 std::atomic<bool> g_anchor_known{false};
+// JavaThread::_thread_state (a JavaThreadState, an int) and its value _thread_in_native;
+// g_state_known: both were found.
+uint64_t g_thread_state = 0;
+int32_t g_in_native = 0;
+bool g_state_known = false;
 // An entry frame (the JVM's call stub, which a call from C into Java passes through) is the
 // frame whose callee returns to this address; the JavaCallWrapper at its fp + kCallWrapper
 // words keeps, in a frame anchor at g_wrapper_anchor, the last Java frame below it (0: none).
@@ -52,6 +57,8 @@ bool PhysicalWalk::init(JNIEnv* jni, jthread current, std::string* error) {
         vm.field_offset("JavaCallWrapper", "_anchor", &g_wrapper_anchor)) {
         g_call_stub_return = *reinterpret_cast<const uintptr_t*>(call_stub_return);
     }
+    g_state_known = vm.field_offset("JavaThread", "_thread_state", &g_thread_state) &&
+                    vm.int_constant("_thread_in_native", &g_in_native);
     g_jni_in_thread = threads.jni_environment_offset();
     g_anchor_known.store(true, std::memory_order_release);
     return true;
@@ -95,6 +102,12 @@ bool PhysicalWalk::last_java_frame(const ThreadSlotView& thread, Registers* out)
     if (!g_anchor_known.load(std::memory_order_acquire) || thread.jni == nullptr) return false;
     const uintptr_t java_thread = reinterpret_cast<uintptr_t>(thread.jni) - static_cast<uintptr_t>(g_jni_in_thread);
     return anchored_frame(thread, java_thread + g_thread_anchor, out);
+}
+
+bool PhysicalWalk::in_native_code(const ThreadSlotView& thread) {
+    if (!g_anchor_known.load(std::memory_order_acquire) || !g_state_known || thread.jni == nullptr) return false;
+    const uintptr_t java_thread = reinterpret_cast<uintptr_t>(thread.jni) - static_cast<uintptr_t>(g_jni_in_thread);
+    return *reinterpret_cast<const volatile int32_t*>(java_thread + g_thread_state) == g_in_native;
 }
 
 bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out) {

@@ -65,6 +65,15 @@ public:
                              uintptr_t* values, int32_t max, bool* complete, uintptr_t* stopped_at);
     // Async-signal-safe: the registers of the calling thread's last Java frame (its frame anchor).
     static bool last_java_frame(const ThreadSlotView& thread, Registers* out);
+    // Async-signal-safe, for the calling thread: its JavaThread's state is "in native code" (not a
+    // transition). Java code enters native code only through a native method's wrapper, which
+    // records the last Java frame in the frame anchor first, and a JNI call back into Java puts
+    // it back before the thread is in native code again; so with the anchor empty the thread has
+    // no Java frame at all (stackreq's emitter and other JVMTI agent threads, a native thread
+    // attached to the VM). Not said of "in the VM": on the way back from a call into Java the VM
+    // is in that state a moment before it restores the anchor. False when this JVM does not say
+    // where the state is.
+    static bool in_native_code(const ThreadSlotView& thread);
     // The Method* slot and the bytecode pointer slot of an interpreted frame, in words from its fp.
     static constexpr intptr_t kMethodSlot = -3, kBcpSlot = -8;
     static void reset_for_test();

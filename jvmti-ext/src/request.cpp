@@ -2,10 +2,13 @@
 // The thread == NULL path runs in signal handlers: atomics, the preallocated ring, the
 // lock-free thread registry, AsyncGetCallTrace and the physical walk (physical_walk.h) only;
 // with native=on also the native unwinder, from threads JVMTI does not show too.
+#include <errno.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -15,6 +18,7 @@
 #include "emitter.h"
 #include "internal_threads.h"
 #include "latency_histogram.h"
+#include "log.h"
 #include "native_unwind.h"
 #include "own_walk.h"
 #include "physical_walk.h"
@@ -62,12 +66,22 @@ jvmtiError check_available(AgentState& state) {
     return JVMTI_ERROR_NONE;
 }
 
+// latency= with walker=vmstructs: which of the two compared figures a request times cold (see
+// RequestLatency). kAlone: not taking turns (walker=asgct, whose bare walk is the request's own
+// first walk, or no ucontext).
+enum class LatencyTurn : uint8_t { kAlone, kRequestFirst, kBareWalkFirst };
+std::atomic<uint64_t> g_latency_turns{0};
+
 // latency=PATH: splits the request into the walk and everything else (see latency_histogram.h),
-// in cycle_counter() units until here.
-void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_cycles) {
+// in cycle_counter() units until here. A request timed after a bare walk counts in whole_second only.
+void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_cycles, LatencyTurn turn) {
     RequestLatency& latency = request_latency();
     const uint64_t left = cycle_counter();
     const uint64_t pair_end = cycle_counter();
+    if (turn == LatencyTurn::kBareWalkFirst) {
+        latency.whole_second.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered)));
+        return;
+    }
     latency.capture_and_enqueue.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered - walk_cycles)));
     if (walk_cycles > 0) latency.walk.record(LatencyClock::to_nanos(static_cast<int64_t>(walk_cycles)));
     if (first_walk_cycles > 0) {
@@ -77,15 +91,15 @@ void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_
     latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
 }
 
-// latency= with walker=vmstructs: the bare AsyncGetCallTrace walk the own walk is compared with,
-// after the request (outside its time; the own walk has warmed the caches it finds cold), into a
-// buffer on this stack (up to kMaxBareWalkDepth frames; deeper rings are not measured).
+// latency= with walker=vmstructs: times the bare AsyncGetCallTrace walk the own walk is compared
+// with into histogram, into a buffer on this stack (up to kMaxBareWalkDepth frames; deeper rings
+// are not measured).
 constexpr uint32_t kMaxBareWalkDepth = 256;
-void record_bare_walk(const ThreadSlotView& thread, void* ucontext, uint32_t max_depth) {
+void record_bare_walk(const ThreadSlotView& thread, void* ucontext, uint32_t max_depth, LatencyHistogram* histogram) {
     if (max_depth > kMaxBareWalkDepth) return;
     CallFrame frames[kMaxBareWalkDepth];
     const uint64_t cycles = StackWalker::time_bare_walk(thread, ucontext, frames, max_depth);
-    if (cycles > 0) request_latency().first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(cycles)));
+    if (cycles > 0) histogram->record(LatencyClock::to_nanos(static_cast<int64_t>(cycles)));
 }
 
 // Async-signal-safe. walker=vmstructs: the own walk into slot (own_walk.h); false, the slot's walk
@@ -163,11 +177,11 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
     slot->truncated = slot->native_count == state.ring.native_depth();
     if (state.ring.publish(slot)) sem_post(&state.emitter_wakeup);
-    if (state.measure_latency) record_latency(entered, walk_cycles, 0);
+    if (state.measure_latency) record_latency(entered, walk_cycles, 0, LatencyTurn::kAlone);
     return JVMTI_ERROR_NONE;
 }
 
-jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, LatencyTurn turn) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
     ThreadSlotView thread;
@@ -235,10 +249,30 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     if (recovered) Counters::add(Counter::recovered);
     if (state.ring.publish(slot)) sem_post(&state.emitter_wakeup);
     if (state.measure_latency) {
-        record_latency(entered, walk_cycles, first_walk_cycles);
-        if (own_walker) record_bare_walk(thread, ucontext, state.ring.max_depth());
+        record_latency(entered, walk_cycles, first_walk_cycles, turn);
+        if (turn == LatencyTurn::kRequestFirst) {
+            record_bare_walk(thread, ucontext, state.ring.max_depth(), &request_latency().first_walk_second);
+        }
     }
     return JVMTI_ERROR_NONE;
+}
+
+// latency= with walker=vmstructs and a ucontext: every other request is timed after a bare
+// AsyncGetCallTrace walk from the same context, timed first (RequestLatency). The turn is taken
+// and the thread found for that walk before the request's clock starts.
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
+    if (!state.measure_latency || state.options.walker != Walker::kVmStructs || ucontext == nullptr) {
+        return request_current_thread(state, ucontext, user_data, LatencyTurn::kAlone);
+    }
+    if (g_latency_turns.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {
+        return request_current_thread(state, ucontext, user_data, LatencyTurn::kRequestFirst);
+    }
+    int32_t tid = 0;
+    ThreadSlotView thread;
+    if (ThreadRegistry::find_current(&thread, &tid) && !thread.jfr_excluded) {
+        record_bare_walk(thread, ucontext, state.ring.max_depth(), &request_latency().first_walk);
+    }
+    return request_current_thread(state, ucontext, user_data, LatencyTurn::kBareWalkFirst);
 }
 
 // Normal context only (see stackreq.h): validates the jthread with JNI/JVMTI.
@@ -332,7 +366,13 @@ extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv*
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env) {
     if (env == nullptr) return JVMTI_ERROR_INVALID_ENVIRONMENT;
     std::lock_guard<std::mutex> guard(g_environments_mutex);
-    if (enabled_set().insert(env).second) agent().enabled_environments.fetch_add(1);
+    if (enabled_set().insert(env).second) {
+        if (!agent().ring.commit_memory_once()) {
+            Log::info("the request ring's memory stays uncommitted until its first use (MADV_POPULATE_WRITE: %s)",
+                      std::strerror(errno));
+        }
+        agent().enabled_environments.fetch_add(1);
+    }
     return JVMTI_ERROR_NONE;
 }
 

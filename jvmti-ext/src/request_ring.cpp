@@ -30,6 +30,15 @@ bool RequestRing::init(uint32_t slots, uint32_t max_depth, uint32_t native_depth
     return true;
 }
 
+bool RequestRing::commit_memory_once() {
+#ifndef MADV_POPULATE_WRITE
+    constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14 uapi; older headers lack it
+#endif
+    if (commit_tried_ || memory_ == nullptr) return true;
+    commit_tried_ = true;
+    return madvise(memory_, bytes_, MADV_POPULATE_WRITE) == 0;
+}
+
 void RequestRing::destroy() {
     if (memory_ != nullptr) munmap(memory_, bytes_);
     memory_ = nullptr;

@@ -47,6 +47,12 @@ bool VmStructs::init() {
                  jvm_variable("gHotSpotVMTypeEntryArrayStride", &type_stride_) &&
                  jvm_variable("gHotSpotVMTypeEntryTypeNameOffset", &type_name_) &&
                  jvm_variable("gHotSpotVMTypeEntrySizeOffset", &type_size_);
+    if (!jvm_variable("gHotSpotVMIntConstants", &int_constants_) ||
+        !jvm_variable("gHotSpotVMIntConstantEntryArrayStride", &int_constant_stride_) ||
+        !jvm_variable("gHotSpotVMIntConstantEntryNameOffset", &int_constant_name_) ||
+        !jvm_variable("gHotSpotVMIntConstantEntryValueOffset", &int_constant_value_)) {
+        int_constants_ = nullptr;
+    }
     return found && fields_ != nullptr && types_ != nullptr;
 }
 
@@ -82,6 +88,18 @@ bool VmStructs::type_size(const char* type, uint64_t* out) const {
         if (name == nullptr) return false;
         if (std::strcmp(name, type) == 0) {
             *out = at<uint64_t>(entry, type_size_);
+            return true;
+        }
+    }
+}
+
+bool VmStructs::int_constant(const char* name, int32_t* out) const {
+    if (int_constants_ == nullptr) return false;
+    for (const char* entry = int_constants_;; entry += int_constant_stride_) {
+        const char* entry_name = at<const char*>(entry, int_constant_name_);
+        if (entry_name == nullptr) return false;
+        if (std::strcmp(entry_name, name) == 0) {
+            *out = at<int32_t>(entry, int_constant_value_);
             return true;
         }
     }

@@ -16,6 +16,8 @@ public:
     // Address of a static field.
     bool static_address(const char* type, const char* field, uintptr_t* out) const;
     bool type_size(const char* type, uint64_t* out) const;
+    // An integer constant of gHotSpotVMIntConstants (an enum value such as _thread_in_Java).
+    bool int_constant(const char* name, int32_t* out) const;
 
 private:
     const char* find_field(const char* type, const char* field) const;
@@ -25,6 +27,8 @@ private:
              field_address_ = 0;
     const char* types_ = nullptr;
     uint64_t type_stride_ = 0, type_name_ = 0, type_size_ = 0;
+    const char* int_constants_ = nullptr;
+    uint64_t int_constant_stride_ = 0, int_constant_name_ = 0, int_constant_value_ = 0;
 };
 
 }  // namespace stackreq

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FuzzedContextsTest {
     /** The OS name of libchaos.so's native threads. */
     private static final String SPINNER = "chaos-spinner";
-    /** The Java name of libchaos.so's native thread attached to the VM. */
+    /** The Java name of libchaos.so's native threads attached to the VM. */
     private static final String ATTACHED = "chaos-attached";
 
     @TempDir
@@ -85,12 +85,15 @@ class FuzzedContextsTest {
      * does not show: the JVM's own (GC workers, the VM thread, the JIT compilers: HotSpot knows
      * their stacks) and two native threads the VM never sees (their stacks are read through the
      * kernel). Every request there is accepted; its event has the requesting OS thread, no Java
-     * name and native frames only. A native thread attached to the VM (a Java thread with no Java
-     * frame, computing in C) gets its native frames as its stack.
+     * name and native frames only. Two native threads attached to the VM (Java threads with no Java
+     * frame, computing in C) get their native frames as their stacks; with walker=vmstructs the own
+     * walk leaves them to AsyncGetCallTrace from their thread state (in native code, no last Java
+     * frame) without unwinding their frames first.
      */
-    @OnEachJdk
-    void fuzzedContextsOnThreadsJvmtiDoesNotShowWithNativeFrames(Jdk jdk) throws Exception {
-        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16, "native=on", true);
+    @OnEachJdkAndWalker
+    void fuzzedContextsOnThreadsJvmtiDoesNotShowWithNativeFrames(Jdk jdk, String walker) throws Exception {
+        Fuzzed fuzzed = fuzz(jdk, "guard=avoid", Reliability.fuzzedRequests(), 16, "native=on,walker=" + walker,
+                true);
         fuzzed.assertAccounted(Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY));
         Map<String, Long> byName = fuzzed.scan.internalThreadEvents;
         long spinners = byName.getOrDefault(SPINNER, 0L);
@@ -113,7 +116,7 @@ class FuzzedContextsTest {
 
     /**
      * The same threads with {@code native=off}: their requests are refused exactly as before
-     * (UNATTACHED_THREAD, counted as rejectedOther) and have no event; the attached native thread's
+     * (UNATTACHED_THREAD, counted as rejectedOther) and have no event; the attached native threads'
      * events have no stack, as before.
      */
     @OnEachJdk

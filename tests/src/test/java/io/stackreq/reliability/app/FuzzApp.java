@@ -18,7 +18,7 @@ import io.stackreq.testapp.ThreadFailures;
  * <p>Arguments: {@code out} report, {@code results} libchaos results prefix, {@code requests}
  * (50000), {@code perSignal} (16), {@code pacers} (2), {@code hz} per pacer (1000),
  * {@code threads} (5, one per workload kind, round robin), {@code internal} (false: also signal the
- * JVM's own threads, two native threads the VM never sees and one attached to it, see
+ * JVM's own threads, two native threads the VM never sees and two attached to it, see
  * {@link Chaos#registerInternalThreads}).
  *
  * <p>Report: {@code enable.rc}, {@code issued}, {@code signals}, {@code gcCount},
@@ -61,7 +61,7 @@ public final class FuzzApp {
         boolean internal = a.getBoolean("internal", false);
         if (internal) {
             report.put("internalThreads", Chaos.registerInternalThreads());
-            int error = Chaos.startNativeSpinners(2, 1);
+            int error = Chaos.startNativeSpinners(2, 2);
             if (error != 0) {
                 throw new IllegalStateException("startNativeSpinners failed: errno " + error);
             }
