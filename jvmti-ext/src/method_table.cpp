@@ -67,14 +67,24 @@ bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_
         if (found == ids_.end()) return false;
         *id = found->second;
     }
+    *known = true;
+    if (method_of(*id) != method) {
+        // Its class was unloaded after the walk recorded the frame (the jmethodID no longer holds
+        // the Method*, whose memory may be reused): the frame stays, as an unknown method, as
+        // AsyncGetCallTrace's frames of unloaded classes do.
+        *id = nullptr;
+        *bci = 0;
+        return true;
+    }
     uintptr_t const_method = 0;
     uint16_t code_size = 0;
-    if (method_of(*id) != method || !read_at(method + const_method_, &const_method) || const_method == 0 ||
+    if (!read_at(method + const_method_, &const_method) || const_method == 0 ||
         !read_at(const_method + code_size_, &code_size)) {
         return false;
     }
-    *known = true;
-    if (code_size == 0 && bcp == 0) {
+    // A native method has no bytecodes, whatever its frame's bcp slot holds: the interpreter
+    // leaves 0 there but saves its bcp register into it when the first call binds the native.
+    if (code_size == 0) {
         *bci = -1;
         return true;
     }

@@ -24,13 +24,13 @@ public:
     bool ready() const { return ready_; }
     // Normal context: remembers the Method* of each method.
     void add(const jmethodID* methods, int32_t count);
-    // The jmethodID of method and the bytecode index of bcp in it; a native method (no bytecodes,
-    // the interpreter keeps bcp 0 in its frame) has *bci = -1. False when the method is not known
-    // or unloaded, or bcp is not in its bytecodes.
+    // The jmethodID of method and the bytecode index of bcp in it; a native method (no bytecodes)
+    // has *bci = -1 whatever bcp is. False when the method is not known or bcp is not in
+    // its bytecodes. A known method whose class has been unloaded since gives true with
+    // *id = nullptr (an unknown frame) and *bci = 0. *known says whether the method was found.
+    bool resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const;
     // Whether id holds method now (false for an unloaded method's).
     static bool holds(jmethodID id, uintptr_t method);
-    // *known says whether the method itself was found.
-    bool resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const;
 
 private:
     mutable std::mutex mutex_;

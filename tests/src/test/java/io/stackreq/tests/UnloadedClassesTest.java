@@ -19,7 +19,7 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEachJdkAndWalker;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * deterministic part of acceptance 8: unbiased requests whose stacks hold frames of a class that
  * System.gc() unloads right after, usually before the emitter resolves them. Each such frame is
  * either resolved ({@code Loadable.apply}) or shown as unknown; the stack keeps its shape and
- * every reader reads every event.
+ * every reader reads every event. With both walkers: the own walk records Method*s, which the
+ * emitter resolves only while their jmethodIDs still hold them.
  */
 class UnloadedClassesTest {
     static final String UNKNOWN = "<unknown>.<unknown>";
@@ -36,11 +37,11 @@ class UnloadedClassesTest {
     @TempDir
     Path dir;
 
-    @OnEachJdk
-    void framesOfUnloadedClassesAreResolvedOrUnknownAndReadable(Jdk jdk) throws Exception {
+    @OnEachJdkAndWalker
+    void framesOfUnloadedClassesAreResolvedOrUnknownAndReadable(Jdk jdk, String walker) throws Exception {
         Path recording = dir.resolve("unloaded.jfr");
         int rounds = 40;
-        Report report = JvmRun.on(jdk, dir).recordingTo(recording)
+        Report report = JvmRun.on(jdk, dir).stackreqOptions("walker=" + walker).recordingTo(recording)
                 .runForReport(UnloadedClasses.class, "rounds=" + rounds);
         assertEquals(rounds, report.rc(JvmtiError.NONE), () -> "every request must return NONE\n" + report);
         assertTrue(report.getLong("unloadedClasses") >= rounds / 2, () -> "classes were not unloaded\n" + report);
@@ -66,7 +67,8 @@ class UnloadedClassesTest {
                 malformed.add(JfrFile.describe(event));
             }
         }
-        System.out.printf("%s: %d of %d Loadable frames shown as unknown%n", jdk, unknown, 2 * events.size());
+        System.out.printf("%s walker=%s: %d of %d Loadable frames shown as unknown%n", jdk, walker, unknown,
+                2 * events.size());
         assertAll(
                 () -> assertTrue(malformed.isEmpty(), () -> malformed.size() + " stacks are not signalSelf, signal,"
                         + " lambda, 2 x (Loadable.apply or unknown), callThroughThrowAwayLoader: " + malformed),
