@@ -159,6 +159,18 @@ public final class CompiledCode {
         return method == null ? null : method.scopes.get(pc);
     }
 
+    /**
+     * Whether the JVM had reported, after sequence events, the code holding pc: a compiled method
+     * or VM-generated code.
+     */
+    public boolean reported(long pc, long sequence) {
+        if (methodAt(pc, sequence) != null) {
+            return true;
+        }
+        Map.Entry<Long, Generated> entry = generated.floorEntry(pc);
+        return entry != null && pc < entry.getValue().start() + entry.getValue().size();
+    }
+
     /** Whether pc is in the interpreter's code (DynamicCodeGenerated "Interpreter"). */
     public boolean inInterpreter(long pc) {
         Map.Entry<Long, Generated> entry = generated.floorEntry(pc);

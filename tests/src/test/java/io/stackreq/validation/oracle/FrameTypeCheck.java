@@ -24,7 +24,8 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * stack names the compiled frame and the frames inlined into it. So a run of frames typed
  * "Inlined" ... "JIT compiled" is right when, above the previous such run's word, a stack word is
  * a record whose inline stack is exactly those frames, else wrong. Frames below the end of the
- * scan, when a limit cut it short (4096 words, 1 MiB), count as unchecked. So do "Interpreted"
+ * scan, when a limit cut it short (4096 words, 1 MiB), or after an attach from the first run with
+ * no record when a stack word is in code the JVM never reported, count as unchecked. So do "Interpreted"
  * frames below the top physical frame: the stack words cannot tell them from compiled ones,
  * since an interpreted frame's unused slots keep stale return addresses of compiled code that
  * ran there before (after an attach, of code deoptimized since, in every frame); for the same
@@ -70,9 +71,12 @@ public final class FrameTypeCheck {
     }
 
     private final CompiledCode compiledCode;
+    /** The compiled code was learnt from the JVM's replay at an attach, which can miss some. */
+    private final boolean codeReplayed;
 
-    FrameTypeCheck(CompiledCode compiledCode) {
+    FrameTypeCheck(CompiledCode compiledCode, boolean codeReplayed) {
         this.compiledCode = compiledCode;
+        this.codeReplayed = codeReplayed;
     }
 
     void check(List<Frame> topFirst, Snapshot snapshot, Tally tally) {
@@ -162,8 +166,10 @@ public final class FrameTypeCheck {
             int at = recordOf(snapshot, word, topFirst.subList(i, end + 1));
             if (at >= 0) {
                 word = at;
-            } else if (snapshot.codeWordsCut()) {
-                // Beyond the scanned words the stack says nothing.
+            } else if (snapshot.codeWordsCut() || codeReplayed && holdsUnreportedCode(snapshot, word)) {
+                // Beyond the scanned words the stack says nothing; nor, after an attach, does a
+                // return address into code the JVM's replay of compiled methods did not report
+                // (which a walk reading the code itself still types).
                 break;
             }
             for (int k = i; k <= end; k++) {
@@ -180,6 +186,16 @@ public final class FrameTypeCheck {
 
     private static boolean isPhysicalEnd(String type) {
         return COMPILED.equals(type) || INTERPRETED.equals(type);
+    }
+
+    /** Whether a stack word after the one at after lies in code the JVM had not reported. */
+    private boolean holdsUnreportedCode(Snapshot snapshot, int after) {
+        for (int w = after + 1; w < snapshot.codeWords().length; w++) {
+            if (!compiledCode.reported(snapshot.codeWords()[w], snapshot.codeSequence())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The index of the first stack word after the one at after whose record is exactly frames; -1: none. */

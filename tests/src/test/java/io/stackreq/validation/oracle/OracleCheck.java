@@ -174,8 +174,13 @@ public final class OracleCheck {
     }
 
     public OracleCheck(Path methodTable, CompiledCode compiledCode) {
+        this(methodTable, compiledCode, false);
+    }
+
+    /** codeReplayed: liboracle.so was attached and learnt the code compiled before from a replay. */
+    public OracleCheck(Path methodTable, CompiledCode compiledCode, boolean codeReplayed) {
         this.compiledCode = compiledCode;
-        this.frameTypes = new FrameTypeCheck(compiledCode);
+        this.frameTypes = new FrameTypeCheck(compiledCode, codeReplayed);
         this.ids = new HashMap<>();
         try {
             for (String line : Files.readAllLines(methodTable)) {

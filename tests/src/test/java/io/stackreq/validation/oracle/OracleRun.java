@@ -109,7 +109,7 @@ public final class OracleRun {
         }
         String summary = summary(result);
         OracleCheck ac = new OracleCheck(runDir.resolve("methods.txt"),
-                CompiledCode.read(runDir.resolve("compiled-code.txt")));
+                CompiledCode.read(runDir.resolve("compiled-code.txt")), true);
         ac.checkJvmti(runDir.resolve("jvmti-checks.txt"));
         ac.checkRequests(runDir.resolve("snapshots.txt"), runDir.resolve("recording.jfr"));
         Map<Layer, Map<String, Tally>> tallies = new java.util.LinkedHashMap<>();
