@@ -156,18 +156,26 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
             slot->top_unbuilt = true;
             count = 1;
         }
+    } else if (!CodePages::contains(pc, 1) && CodeHeaps::frame_words_at(pc) != 0) {
+        // VM code with a frame of its own (C2's rethrow and allocation stubs, the exception blob,
+        // C1's runtime stubs): its frame is the one the anchor holds while it calls into the VM.
+        // Outside that window its frame is being built or torn down (and the exception blob's
+        // caller is in a register): AsyncGetCallTrace walks.
+        if (!PhysicalWalk::last_java_frame_in_blob(thread, pc, &start)) {
+            return left_because(StubCode::in_exception_dispatch(pc) ? OwnWalkOutcome::kExceptionDispatch
+                                                                    : OwnWalkOutcome::kNoLastJavaFrame,
+                                outcome);
+        }
+        slot->physical_from_anchor = true;
     } else if (StubCode::in_exception_dispatch(pc)) {
-        // An exception being dispatched (the frame of the method it left is popped or being
-        // unwound): here, at C2's rethrow stub, the own walk made the oracle's last wrong stacks
-        // (frames of an earlier stack above the unwound one; the cause is not found), so
-        // AsyncGetCallTrace walks.
+        // Frameless dispatch code (forward_exception, catch_exception): the frame of the method
+        // the exception left is popped or being unwound, and no anchor says where the caller is.
         return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
     } else if (CodePages::contains(pc, 1)) {
         return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
     } else if (PhysicalWalk::last_java_frame(thread, &start)) {
-        if (StubCode::in_exception_dispatch(start.pc)) {
-            return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
-        }
+        // The PC is in native code: the call into the VM that set the anchor has been made, so the
+        // anchor is whole (its PC, or the call's return address below its SP), wherever it is.
         slot->physical_from_anchor = true;
     } else if (bool no_java_frame = false; !caller_of_leaf_call(thread, at_signal, &start, &no_java_frame)) {
         return left_because(no_java_frame ? OwnWalkOutcome::kNoJavaFrame : OwnWalkOutcome::kNoLastJavaFrame, outcome);

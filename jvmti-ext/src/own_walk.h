@@ -29,7 +29,7 @@ enum class OwnWalkOutcome : uint8_t {
     kNoLastJavaFrame,    // not in Java code, no last Java frame in the anchor, no compiled caller unwound to
     kCutShort,           // a frame below the top the walk cannot size
     kNoJavaFrame,        // in native code unwound to the thread's first frame: no Java frame (starting, ending)
-    kExceptionDispatch,  // the PC, or the anchor's, in the VM code that dispatches an exception
+    kExceptionDispatch,  // the PC in VM code that dispatches an exception, its frame not the anchor's
     kCount
 };
 // A short name for logs ("walked", "stub-caller-unknown", ...).

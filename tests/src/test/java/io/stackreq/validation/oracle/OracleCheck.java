@@ -131,6 +131,11 @@ public final class OracleCheck {
          * Java frame ("no-java-frame"), or the request was refused THREAD_NOT_ALIVE (the thread ended).
          */
         public int failedWithoutJavaFrames;
+        /**
+         * Layer (c): the failed requests by walk and by the code their signal's PC was in ("asgct
+         * cut-short | compiled Foo.bar +1234 of 5688"), for finding where walks fail.
+         */
+        public final Map<String, Integer> failedAt = new TreeMap<>();
 
         public int matched() {
             return exact + transition + instrumentation + jitScope;
@@ -254,6 +259,8 @@ public final class OracleCheck {
                 tally.failed++;
                 if (walk != null) {
                     tally.byWalk.merge("failed " + walk, 1, Integer::sum);
+                    tally.failedAt.merge(walk + " | " + compiledCode.describe(snapshot.pc(), snapshot.codeSequence()),
+                            1, Integer::sum);
                     tally.failedWithoutJavaFrames += walk.equals("asgct no-java-frame") ? 1 : 0;
                 }
             } else if (event.getBoolean("biased") != (snapshot.layer() == Layer.BIASED)) {
