@@ -17,6 +17,8 @@ struct Registers {
 Registers read_registers(const void* ucontext);
 // The register HotSpot's template interpreter keeps the current bytecode pointer in (r13).
 uintptr_t read_interpreter_bcp(const void* ucontext);
+// The register the interpreter passes the Method* it is entering in (rbx).
+uintptr_t read_interpreter_method(const void* ucontext);
 void write_registers(void* ucontext, const Registers& registers);
 
 // How far the frame of the code at pc is set up, read from the instructions there. pc must lie

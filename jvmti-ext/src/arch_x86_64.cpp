@@ -17,6 +17,10 @@ uintptr_t read_interpreter_bcp(const void* ucontext) {
     return static_cast<uintptr_t>(static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_R13]);
 }
 
+uintptr_t read_interpreter_method(const void* ucontext) {
+    return static_cast<uintptr_t>(static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RBX]);
+}
+
 uint64_t cycle_counter() { return __rdtsc(); }
 
 namespace {

@@ -82,6 +82,41 @@ bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Regi
            in_compiled_code(out->pc);
 }
 
+// The interpreter entering a method, its frame not built yet: the interpreted caller jumped to
+// it with the return address pushed, the sender's SP (the word above that address) in the
+// bytecode-pointer register and in its own frame's last-SP slot (JDK 17 keeps it there as an
+// address, JDK 21 and later as words from the frame pointer). All three agree only between that
+// jump and the callee's first push; a callee entered from compiled code (through the c2i adapter,
+// rbp then being compiled code's) fails them. *caller receives the interpreted caller's registers.
+bool entering_from_interpreter(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register,
+                               Registers* caller) {
+    constexpr intptr_t kLastSpSlot = -2;
+    if (bcp_register != at.sp + kWord || at.fp <= at.sp || !thread.holds(at.sp, kWord) ||
+        !thread.holds(at.fp + kLastSpSlot * static_cast<intptr_t>(kWord), kWord)) {
+        return false;
+    }
+    const uintptr_t last_sp = reinterpret_cast<const uintptr_t*>(at.fp)[kLastSpSlot];
+    const intptr_t relative = (static_cast<intptr_t>(bcp_register) - static_cast<intptr_t>(at.fp)) /
+                              static_cast<intptr_t>(kWord);
+    if (last_sp != bcp_register && static_cast<intptr_t>(last_sp) != relative) return false;
+    const uintptr_t return_address = reinterpret_cast<const uintptr_t*>(at.sp)[0];
+    if (!PhysicalWalk::in_interpreter(return_address)) return false;
+    *caller = Registers{return_address, at.sp + kWord, at.fp};
+    return true;
+}
+
+// Whether the top interpreted frame's saved bytecode pointer may stand in for the register when
+// the register is not in the frame's method (decided in the emitter): the frame at fp is whole
+// (its slots down to the bytecode pointer's lie above sp, so none is a stale word of an older
+// frame) and the register is not a stack address (the sender's SP, as while the interpreter
+// enters a method and rbp may still be a compiled caller's). There the interpreter is returning
+// into the frame (the register not reloaded yet) or jumping to a callee: the saved one is the
+// invoke's, the bytecode the frame is at.
+bool saved_bcp_usable(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register) {
+    const uintptr_t frame_bytes = static_cast<uintptr_t>(-PhysicalWalk::kBcpSlot) * kWord;
+    return at.fp >= at.sp + frame_bytes && !(bcp_register >= at.sp && bcp_register < thread.stack_high);
+}
+
 int32_t left_because(OwnWalkOutcome why, OwnWalkOutcome* outcome) {
     *outcome = why;
     return 0;
@@ -123,6 +158,7 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     *truncated = false;
     slot->top_bcp = 0;
     slot->top_unbuilt = false;
+    slot->top_interpreted = TopInterpreted::kRegister;
     slot->physical_from_anchor = false;
     if (thread.stack_high == 0 || max <= 1) return left_because(OwnWalkOutcome::kNoStackBounds, outcome);
     ucontext = StackWalker::context_of_interrupted_code(thread, ucontext);
@@ -136,6 +172,16 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     bool from_leaf_call = false;
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
+        if (entering_from_interpreter(thread, at_signal, slot->top_bcp, &start)) {
+            // The method being entered is the top frame; the walk goes on at its caller.
+            const uintptr_t entered = read_interpreter_method(ucontext);
+            slot->frames[0] = CallFrame(kInterpretedFrame, reinterpret_cast<jmethodID>(entered));
+            slot->physical_pcs[0] = 0;
+            slot->top_interpreted = TopInterpreted::kEntering;
+            count = 1;
+        } else if (saved_bcp_usable(thread, at_signal, slot->top_bcp)) {
+            slot->top_interpreted = TopInterpreted::kRegisterOrSaved;
+        }
     } else if (in_stub) {
         // The stub has no Java frame: the walk starts at its caller, whose frame is complete
         // (the return address names the call's own debug record).
