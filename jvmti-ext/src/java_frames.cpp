@@ -45,7 +45,9 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
             // slot is saved at calls only. When the register is not in the frame's method and the
             // handler could not show that the saved one is the frame's (TopInterpreted), the
             // stack cannot be told, and fails.
-            const bool running = i == 0 && !slot.physical_from_anchor;
+            // A walk that starts at the caller of the code at the signal (an adapter the interpreter
+            // jumped to) has no register for it (top_bcp 0): its saved one is its bytecode.
+            const bool running = i == 0 && !slot.physical_from_anchor && slot.top_bcp != 0;
             const uintptr_t method = reinterpret_cast<uintptr_t>(walked.method);
             bool known = false;
             if (running && slot.top_interpreted == TopInterpreted::kEntering) {

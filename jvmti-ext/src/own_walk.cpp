@@ -117,6 +117,15 @@ bool saved_bcp_usable(const ThreadSlotView& thread, const Registers& at, uintptr
     return at.fp >= at.sp + frame_bytes && !(bcp_register >= at.sp && bcp_register < thread.stack_high);
 }
 
+// The caller of frameless VM code (StubCode::Frameless): a vtable, itable or inline-cache stub
+// never moves sp, so the return address into the compiled caller is on top; an adapter is known
+// only while the interpreter's jump into it is as it left it (entering_from_interpreter).
+bool caller_of_frameless(const ThreadSlotView& thread, const Registers& at, StubCode::Frameless kind,
+                         uintptr_t bcp_register, Registers* out) {
+    if (kind == StubCode::Frameless::kAdapters) return entering_from_interpreter(thread, at, bcp_register, out);
+    return caller_of_unbuilt(thread, at, FrameSetup::kReturnAddressOnTop, out) && in_compiled_code(out->pc);
+}
+
 int32_t left_because(OwnWalkOutcome why, OwnWalkOutcome* outcome) {
     *outcome = why;
     return 0;
@@ -190,7 +199,9 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         }
     } else if (bool before_entry = false; CodePages::contains(pc, kInstructionBytes) &&
                                           CodeHeaps::frame_words_and_method_at(pc, &method, &before_entry) != 0) {
-        const FrameSetup setup = before_entry ? FrameSetup::kReturnAddressOnTop : compiled_frame_setup_at(pc);
+        const bool in_poll_stub = in_return_poll_stub(pc, CodePages::contains(pc - kPollBytesBefore, kPollBytesBefore));
+        const FrameSetup setup =
+            before_entry || in_poll_stub ? FrameSetup::kReturnAddressOnTop : compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
             // The method is being entered or left: it is the top frame, its caller's registers
             // are where the return address lies.
@@ -219,6 +230,13 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
     } else if (CodePages::contains(pc, 1)) {
         return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
+    } else if (const StubCode::Frameless frameless = StubCode::frameless_at(pc);
+               frameless != StubCode::Frameless::kNone) {
+        // Between a call (or the interpreter's jump) and the callee's frame: the walk starts at the
+        // caller, at its call.
+        if (!caller_of_frameless(thread, at_signal, frameless, read_interpreter_bcp(ucontext), &start)) {
+            return left_because(OwnWalkOutcome::kNoLastJavaFrame, outcome);
+        }
     } else if (PhysicalWalk::last_java_frame(thread, &start)) {
         // The PC is in native code: the call into the VM that set the anchor has been made, so the
         // anchor is whole (its PC, or the call's return address below its SP), wherever it is.
