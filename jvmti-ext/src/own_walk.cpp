@@ -21,7 +21,8 @@ constexpr uintptr_t kWord = sizeof(uintptr_t);
 constexpr uintptr_t kMaxStubFrameBytes = 512;
 
 std::atomic<uint64_t> g_outcomes[static_cast<int>(OwnWalkOutcome::kCount)];
-std::atomic<uint64_t> g_left_failed{0}, g_from_stub{0}, g_from_leaf_call{0};
+std::atomic<uint64_t> g_left_failed{0}, g_from_stub{0}, g_from_leaf_call{0}, g_from_blob_anchor{0}, g_from_frameless{0},
+    g_entering{0};
 // The most native frames unwound to find the compiled caller of a leaf call into the VM.
 constexpr uint32_t kMaxLeafCallFrames = 32;
 
@@ -144,6 +145,9 @@ uint64_t OwnWalk::count(OwnWalkOutcome outcome) {
 uint64_t OwnWalk::walked() { return count(OwnWalkOutcome::kWalked); }
 uint64_t OwnWalk::walked_from_stub() { return g_from_stub.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::walked_from_leaf_call() { return g_from_leaf_call.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::walked_from_blob_anchor() { return g_from_blob_anchor.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::walked_from_frameless() { return g_from_frameless.load(std::memory_order_relaxed); }
+uint64_t OwnWalk::walked_entering() { return g_entering.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::left_to_async_get_call_trace() {
     uint64_t left = 0;
     for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) left += count(static_cast<OwnWalkOutcome>(i));
@@ -169,6 +173,7 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     slot->top_unbuilt = false;
     slot->top_interpreted = TopInterpreted::kRegister;
     slot->physical_from_anchor = false;
+    slot->own_stop_pc = 0;
     if (thread.stack_high == 0 || max <= 1) return left_because(OwnWalkOutcome::kNoStackBounds, outcome);
     ucontext = StackWalker::context_of_interrupted_code(thread, ucontext);
     const Registers at_signal = read_registers(ucontext);
@@ -178,7 +183,8 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     const uintptr_t pc = at_signal.pc;
     uintptr_t method = 0;
     const bool in_stub = StubCode::contains(pc);
-    bool from_leaf_call = false;
+    // The counter of the walks that started where this one does (not at the signal's frame).
+    std::atomic<uint64_t>* started = in_stub ? &g_from_stub : nullptr;
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
         if (entering_from_interpreter(thread, at_signal, slot->top_bcp, &start)) {
@@ -188,6 +194,7 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
             slot->physical_pcs[0] = 0;
             slot->top_interpreted = TopInterpreted::kEntering;
             count = 1;
+            started = &g_entering;
         } else if (saved_bcp_usable(thread, at_signal, slot->top_bcp)) {
             slot->top_interpreted = TopInterpreted::kRegisterOrSaved;
         }
@@ -224,12 +231,21 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
                                 outcome);
         }
         slot->physical_from_anchor = true;
+        started = &g_from_blob_anchor;
     } else if (StubCode::in_exception_dispatch(pc)) {
         // Frameless dispatch code (forward_exception, catch_exception): the frame of the method
         // the exception left is popped or being unwound, and no anchor says where the caller is.
         return left_because(OwnWalkOutcome::kExceptionDispatch, outcome);
     } else if (CodePages::contains(pc, 1)) {
-        return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
+        // A compiled method without a frame (a method handle intrinsic, which only jumps to its
+        // target) has its caller's return address on top; any other is code the walk cannot size.
+        bool frameless = false;
+        CodeHeaps::frame_words_and_method_at(pc, nullptr, nullptr, &frameless);
+        if (!frameless || !caller_of_unbuilt(thread, at_signal, FrameSetup::kReturnAddressOnTop, &start) ||
+            !(in_compiled_code(start.pc) || PhysicalWalk::in_interpreter(start.pc))) {
+            return left_because(OwnWalkOutcome::kUnsizedCode, outcome);
+        }
+        started = &g_from_frameless;
     } else if (const StubCode::Frameless frameless = StubCode::frameless_at(pc);
                frameless != StubCode::Frameless::kNone) {
         // Between a call (or the interpreter's jump) and the callee's frame: the walk starts at the
@@ -237,22 +253,23 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         if (!caller_of_frameless(thread, at_signal, frameless, read_interpreter_bcp(ucontext), &start)) {
             return left_because(OwnWalkOutcome::kNoLastJavaFrame, outcome);
         }
+        started = &g_from_frameless;
     } else if (PhysicalWalk::last_java_frame(thread, &start)) {
         // The PC is in native code: the call into the VM that set the anchor has been made, so the
         // anchor is whole (its PC, or the call's return address below its SP), wherever it is.
         slot->physical_from_anchor = true;
     } else if (bool no_java_frame = false; !caller_of_leaf_call(thread, at_signal, &start, &no_java_frame)) {
+        slot->own_stop_pc = pc;
         return left_because(no_java_frame ? OwnWalkOutcome::kNoJavaFrame : OwnWalkOutcome::kNoLastJavaFrame, outcome);
     } else {
-        from_leaf_call = true;
+        started = &g_from_leaf_call;
     }
     bool complete = false;
     count += PhysicalWalk::walk_java(thread, start, slot->frames + count, slot->physical_pcs + count, max - count,
                                      &complete, &slot->own_stop_pc);
     if (count == 0 || (!complete && count < max)) return left_because(OwnWalkOutcome::kCutShort, outcome);
     *truncated = !complete;
-    if (in_stub) g_from_stub.fetch_add(1, std::memory_order_relaxed);
-    if (from_leaf_call) g_from_leaf_call.fetch_add(1, std::memory_order_relaxed);
+    if (started != nullptr) started->fetch_add(1, std::memory_order_relaxed);
     return count;
 }
 

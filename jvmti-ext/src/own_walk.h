@@ -52,6 +52,12 @@ public:
     static uint64_t walked_from_stub();
     // ... and those that started at the compiled caller of a leaf call into native code.
     static uint64_t walked_from_leaf_call();
+    // ... those that started at the frame anchor with the PC in VM code that has a frame (a runtime
+    // stub, the exception blob), at the caller of frameless VM code (a vtable, itable or
+    // inline-cache stub, an adapter), and at a method the interpreter is entering.
+    static uint64_t walked_from_blob_anchor();
+    static uint64_t walked_from_frameless();
+    static uint64_t walked_entering();
     // Async-signal-safe: the result of AsyncGetCallTrace's walk of a request left to it.
     static void note_left_walk(int32_t frame_count);
     // How many of those walks failed too.

@@ -66,8 +66,8 @@ struct RequestSlot {
     // pointer register at the signal (0: none) and top_interpreted how the top interpreted frame
     // uses it, top_unbuilt that the top compiled frame is in its
     // prologue or epilogue, its frame not there; own_outcome the OwnWalkOutcome of the request
-    // (own_walk.h) and own_stop_pc the PC of the frame a walk cut short stopped at, for the
-    // emitter's per-request log.
+    // (own_walk.h) and own_stop_pc the PC of the frame a walk cut short stopped at (of native
+    // code at the signal, for a walk left without a last Java frame), for the emitter's per-request log.
     bool own_walk;
     uint8_t own_outcome;
     uintptr_t own_stop_pc;
