@@ -76,11 +76,12 @@ class OwnWalkDispatchTest {
         assertTrue(exit.find(), () -> "no walker=vmstructs exit line in the agent's log:\n" + agentLog);
         long fromFrameless = Long.parseLong(exit.group(3));
         Map<String, Integer> left = new TreeMap<>();
-        Matcher walkLine = Pattern.compile("walk: user_data=-?\\d+ walker=(\\w+) outcome=([\\w-]+) failed=([01])")
+        Matcher walkLine = Pattern.compile(
+                "walk: user_data=-?\\d+ walker=(\\w+) outcome=([\\w-]+) failed=([01])( stopped-in=\\S+)?")
                 .matcher(agentLog);
         while (walkLine.find()) {
-            left.merge(walkLine.group(1) + " " + walkLine.group(2) + " failed=" + walkLine.group(3), 1,
-                    Integer::sum);
+            left.merge(walkLine.group(1) + " " + walkLine.group(2) + " failed=" + walkLine.group(3)
+                    + (walkLine.group(4) == null ? "" : walkLine.group(4)), 1, Integer::sum);
         }
         int finalWalked = walked;
         System.out.printf("[walker=vmstructs dispatch %s] %d events, %d walked, %s own walks, %s from a VM stub's "
@@ -93,11 +94,20 @@ class OwnWalkDispatchTest {
                         + "stub; left: " + left));
     }
 
-    /** Whether a stack (top first) is DispatchWork's chain as {@link DispatchWork} describes it. */
+    /**
+     * Whether a stack (top first) is DispatchWork's chain as {@link DispatchWork} describes it, or its
+     * thread's lambda before it calls {@code run} or after it returned (no frame of DispatchWork then).
+     */
     static boolean whole(List<String> methods) {
+        if (methods.isEmpty() || !methods.get(methods.size() - 1).equals("java.lang.Thread.run")) {
+            return false;
+        }
         int run = methods.indexOf(WORK + ".run");
-        if (run < 0 || run + 2 >= methods.size() || !methods.get(run + 1).startsWith(LAMBDA_PREFIX)
-                || !methods.get(methods.size() - 1).equals("java.lang.Thread.run")) {
+        if (run < 0) {
+            return methods.stream().anyMatch(m -> m.startsWith(LAMBDA_PREFIX))
+                    && methods.stream().noneMatch(m -> m.startsWith(WORK));
+        }
+        if (run + 2 >= methods.size() || !methods.get(run + 1).startsWith(LAMBDA_PREFIX)) {
             return false;
         }
         for (int i = run + 1; i < methods.size(); i++) {
