@@ -77,10 +77,19 @@ bool caller_of_stub(const ThreadSlotView& thread, const Registers& at, Registers
 // call-frame rows (native_unwind.h) up to the return address into the compiled method.
 // *no_java_frame: the unwind reached the thread's first frame: the thread has no Java frame at
 // all (it is starting or ending).
-bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out, bool* no_java_frame) {
-    return NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
-                                                  kMaxLeafCallFrames, out, no_java_frame) &&
-           in_compiled_code(out->pc);
+// A leaf stub can make such a call too (an oop arraycopy's G1 barrier): then the walk goes on to
+// the stub's own compiled caller (*from_stub).
+bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out, bool* no_java_frame,
+                         bool* from_stub) {
+    *from_stub = false;
+    if (!NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
+                                                kMaxLeafCallFrames, out, no_java_frame)) {
+        return false;
+    }
+    if (in_compiled_code(out->pc)) return true;
+    const Registers in_stub = *out;
+    *from_stub = StubCode::contains(in_stub.pc) && caller_of_stub(thread, in_stub, out);
+    return *from_stub;
 }
 
 // The interpreter entering a method, its frame not built yet: the interpreted caller jumped to
@@ -258,11 +267,12 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         // The PC is in native code: the call into the VM that set the anchor has been made, so the
         // anchor is whole (its PC, or the call's return address below its SP), wherever it is.
         slot->physical_from_anchor = true;
-    } else if (bool no_java_frame = false; !caller_of_leaf_call(thread, at_signal, &start, &no_java_frame)) {
+    } else if (bool no_java_frame = false, from_stub = false;
+               !caller_of_leaf_call(thread, at_signal, &start, &no_java_frame, &from_stub)) {
         slot->own_stop_pc = pc;
         return left_because(no_java_frame ? OwnWalkOutcome::kNoJavaFrame : OwnWalkOutcome::kNoLastJavaFrame, outcome);
     } else {
-        started = &g_from_leaf_call;
+        started = from_stub ? &g_from_stub : &g_from_leaf_call;
     }
     bool complete = false;
     count += PhysicalWalk::walk_java(thread, start, slot->frames + count, slot->physical_pcs + count, max - count,

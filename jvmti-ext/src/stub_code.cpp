@@ -50,7 +50,11 @@ StubCode::Frameless frameless_kind(const char* name) {
     const bool dispatch_stub = (std::strncmp(name, "vtable", 6) == 0 || std::strncmp(name, "itable", 6) == 0) &&
                                std::strstr(name, "stub") != nullptr;
     if (dispatch_stub || std::strcmp(name, "InlineCacheBuffer") == 0) return StubCode::Frameless::kReturnAddressOnTop;
-    return std::strncmp(name, "I2C/C2I", 7) == 0 ? StubCode::Frameless::kAdapters : StubCode::Frameless::kNone;
+    // The method handle intrinsics' interpreter entries ("_invokeBasic", "_linkToStatic", ...) are
+    // jumped to as the adapters are.
+    const bool adapter = std::strncmp(name, "I2C/C2I", 7) == 0 || std::strcmp(name, "_invokeBasic") == 0 ||
+                         std::strncmp(name, "_linkTo", 7) == 0;
+    return adapter ? StubCode::Frameless::kAdapters : StubCode::Frameless::kNone;
 }
 
 // Appends value to ranges (capacity entries), published in claim order.

@@ -32,7 +32,8 @@ public:
         kNone = 0,
         kReturnAddressOnTop,  // vtable, itable and inline-cache stubs: no push at all, the caller's
                               // return address stays on top until they jump to the callee
-        kAdapters,            // the i2c/c2i adapters: the interpreter's jump to a compiled callee
+        kAdapters,            // the i2c/c2i adapters, the method handle intrinsics' interpreter entries:
+                              // the interpreter's jump to a callee
     };
     // Async-signal-safe: which frameless code pc is in (added by add() too, up to kFramelessCapacity).
     static Frameless frameless_at(uintptr_t pc);

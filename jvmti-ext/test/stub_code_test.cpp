@@ -36,7 +36,7 @@ int main() {
     CHECK(StubCode::frameless_at(0x10000 + 11 * 0x1000 + 0x10) == StubCode::Frameless::kReturnAddressOnTop);
     CHECK(StubCode::frameless_at(0x10000 + 11 * 0x1000 + 0x100) == StubCode::Frameless::kNone);
     CHECK(StubCode::frameless_at(0x10000 + 0x10) == StubCode::Frameless::kNone);
-    for (const char* name : {"itable stub", "InlineCacheBuffer", "I2C/C2I adapters"}) {
+    for (const char* name : {"itable stub", "InlineCacheBuffer", "I2C/C2I adapters", "_invokeBasic", "_linkToStatic"}) {
         CHECK(StubCode::add(name, at, 0x100));
         CHECK(!StubCode::contains(at + 0x10) && StubCode::frameless_at(at + 0x10) != StubCode::Frameless::kNone);
         at += 0x1000;
