@@ -97,21 +97,45 @@ bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Regi
 // bytecode-pointer register and in its own frame's last-SP slot (JDK 17 keeps it there as an
 // address, JDK 21 and later as words from the frame pointer). All three agree only between that
 // jump and the callee's first push; a callee entered from compiled code (through the c2i adapter,
-// rbp then being compiled code's) fails them. *caller receives the interpreted caller's registers.
+// rbp then being compiled code's) fails them. The JVM's call stub (a call from the VM into Java)
+// calls the method the same way, its return address being the call stub's, and the caller then
+// the entry frame (PhysicalWalk passes it over). *caller receives the caller's registers.
 bool entering_from_interpreter(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register,
                                Registers* caller) {
     constexpr intptr_t kLastSpSlot = -2;
-    if (bcp_register != at.sp + kWord || at.fp <= at.sp || !thread.holds(at.sp, kWord) ||
-        !thread.holds(at.fp + kLastSpSlot * static_cast<intptr_t>(kWord), kWord)) {
-        return false;
+    if (bcp_register != at.sp + kWord || at.fp <= at.sp || !thread.holds(at.sp, kWord)) return false;
+    const uintptr_t return_address = reinterpret_cast<const uintptr_t*>(at.sp)[0];
+    if (PhysicalWalk::is_call_stub_return(return_address)) {
+        *caller = Registers{return_address, at.sp + kWord, at.fp};
+        return true;
     }
+    if (!thread.holds(at.fp + kLastSpSlot * static_cast<intptr_t>(kWord), kWord)) return false;
     const uintptr_t last_sp = reinterpret_cast<const uintptr_t*>(at.fp)[kLastSpSlot];
     const intptr_t relative = (static_cast<intptr_t>(bcp_register) - static_cast<intptr_t>(at.fp)) /
                               static_cast<intptr_t>(kWord);
     if (last_sp != bcp_register && static_cast<intptr_t>(last_sp) != relative) return false;
-    const uintptr_t return_address = reinterpret_cast<const uintptr_t*>(at.sp)[0];
     if (!PhysicalWalk::in_interpreter(return_address)) return false;
     *caller = Registers{return_address, at.sp + kWord, at.fp};
+    return true;
+}
+
+// The interpreter entering a method that compiled code called through the c2i adapter: the
+// adapter moved the arguments below the caller's frame, pushed the return address into the
+// compiled caller again and left the caller's SP (its frame's start) in the bytecode-pointer
+// register, rbp being the compiled caller's. Until the interpreter's entry pops the return
+// address, the word on top returns into a compiled method (no word of the interpreter's own
+// frames does: its expression stack holds Java values) and the register lies above it, within
+// the arguments' reach.
+bool entering_from_compiled_code(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register,
+                                 Registers* caller) {
+    constexpr uintptr_t kMaxArgumentBytes = 4096;
+    if (bcp_register <= at.sp || bcp_register - at.sp > kMaxArgumentBytes || bcp_register % kWord != 0 ||
+        !thread.holds(at.sp, kWord) || !thread.holds(bcp_register, kWord)) {
+        return false;
+    }
+    const uintptr_t return_address = reinterpret_cast<const uintptr_t*>(at.sp)[0];
+    if (!in_compiled_code(return_address)) return false;
+    *caller = Registers{return_address, bcp_register, at.fp};
     return true;
 }
 
@@ -196,7 +220,8 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     std::atomic<uint64_t>* started = in_stub ? &g_from_stub : nullptr;
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->top_bcp = read_interpreter_bcp(ucontext);
-        if (entering_from_interpreter(thread, at_signal, slot->top_bcp, &start)) {
+        if (entering_from_interpreter(thread, at_signal, slot->top_bcp, &start) ||
+            entering_from_compiled_code(thread, at_signal, slot->top_bcp, &start)) {
             // The method being entered is the top frame; the walk goes on at its caller.
             const uintptr_t entered = read_interpreter_method(ucontext);
             slot->frames[0] = CallFrame(kInterpretedFrame, reinterpret_cast<jmethodID>(entered));

@@ -69,6 +69,8 @@ bool PhysicalWalk::in_interpreter(uintptr_t pc) {
            pc < interpreter_end_.load(std::memory_order_acquire);
 }
 
+bool PhysicalWalk::is_call_stub_return(uintptr_t pc) { return pc != 0 && pc == g_call_stub_return; }
+
 int32_t PhysicalWalk::walk(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
                            bool* from_anchor) {
     *from_anchor = false;

@@ -38,6 +38,8 @@ public:
     static void on_generated(const char* name, uintptr_t start, uintptr_t size);
     // Async-signal-safe.
     static bool in_interpreter(uintptr_t pc);
+    // Async-signal-safe: whether pc is the return address of the JVM's call stub (an entry frame).
+    static bool is_call_stub_return(uintptr_t pc);
     // Async-signal-safe. Walks the calling thread's physical frames from top, the registers
     // AsyncGetCallTrace walked its top Java frame from, when top.pc is in Java code: pcs receives
     // top.pc, then each caller's return address (at most max in all); returns how many, and
