@@ -108,14 +108,18 @@
  *    With the PC in the interpreter, in an i2c/c2i adapter or a method handle intrinsic's
  *    interpreter entry it reads the word at SP and the caller's last-SP slot (FP - 16), and the
  *    Method* register (rbx) in the ucontext, to see whether the interpreter is entering a method
- *    (its frame not built); with the PC in a vtable, itable or inline-cache stub, or in a method
- *    handle intrinsic's compiled code (a blob without a frame, which the code-heap lookup above
- *    tells), the word at SP, the return address into the caller. With the PC in VM code of the
+ *    (its frame not built; entered from compiled code, the bytecode-pointer register is taken as
+ *    the caller's SP when it lies at most 4 KiB above SP, within the stack bounds); with the PC
+ *    in a vtable, itable or inline-cache stub, or in a method handle intrinsic's compiled code (a
+ *    blob without a frame, which the code-heap lookup above tells), the word at SP, the return
+ *    address into the caller. With the PC in VM code of the
  *    code heaps that has a frame (runtime stubs, the exception blob) it reads the frame anchor as
  *    above, but takes the signal's PC when the anchor holds none: the word below the anchor's SP
  *    is the return address of the stub's call into the VM only once that call is made, and a
  *    stale one before. Where the own walk cannot start or finish, AsyncGetCallTrace walks the
- *    request as without the option;
+ *    request as without the option, except with the PC in such VM code outside that window and
+ *    outside the exception-dispatch code: the frame there is being built or torn down, which
+ *    AsyncGetCallTrace does not see, and the request fails (failed = true);
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP

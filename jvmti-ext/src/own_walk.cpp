@@ -28,7 +28,7 @@ constexpr uint32_t kMaxLeafCallFrames = 32;
 
 const char* const kOutcomeNames[] = {
     "walked",       "no-stack-bounds",    "sp-outside-stack", "unbuilt-unreadable", "stub-caller-unknown",
-    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame", "exception-dispatch"};
+    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame", "exception-dispatch", "unbuilt-vm-frame"};
 static_assert(sizeof(kOutcomeNames) / sizeof(kOutcomeNames[0]) == static_cast<size_t>(OwnWalkOutcome::kCount),
               "a name for each outcome");
 
@@ -181,9 +181,12 @@ uint64_t OwnWalk::walked_from_leaf_call() { return g_from_leaf_call.load(std::me
 uint64_t OwnWalk::walked_from_blob_anchor() { return g_from_blob_anchor.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::walked_from_frameless() { return g_from_frameless.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::walked_entering() { return g_entering.load(std::memory_order_relaxed); }
+bool OwnWalk::fails_outright(OwnWalkOutcome outcome) { return outcome == OwnWalkOutcome::kUnbuiltVmFrame; }
 uint64_t OwnWalk::left_to_async_get_call_trace() {
     uint64_t left = 0;
-    for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) left += count(static_cast<OwnWalkOutcome>(i));
+    for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) {
+        if (!fails_outright(static_cast<OwnWalkOutcome>(i))) left += count(static_cast<OwnWalkOutcome>(i));
+    }
     return left;
 }
 uint64_t OwnWalk::left_and_failed() { return g_left_failed.load(std::memory_order_relaxed); }
@@ -256,12 +259,13 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
         }
     } else if (!CodePages::contains(pc, 1) && CodeHeaps::frame_words_at(pc) != 0) {
         // VM code with a frame of its own (C2's rethrow and allocation stubs, the exception blob,
-        // C1's runtime stubs): its frame is the one the anchor holds while it calls into the VM.
-        // Outside that window its frame is being built or torn down (and the exception blob's
-        // caller is in a register): AsyncGetCallTrace walks.
+        // C1's runtime stubs, the call-resolution blobs): its frame is the one the anchor holds
+        // while it calls into the VM. Outside that window its frame is being built or torn down
+        // (and the exception blob's caller is in a register): the exception-dispatch code is left
+        // to AsyncGetCallTrace (no wrong trace of its there in the oracle), the rest fails.
         if (!PhysicalWalk::last_java_frame_in_blob(thread, pc, &start)) {
             return left_because(StubCode::in_exception_dispatch(pc) ? OwnWalkOutcome::kExceptionDispatch
-                                                                    : OwnWalkOutcome::kNoLastJavaFrame,
+                                                                    : OwnWalkOutcome::kUnbuiltVmFrame,
                                 outcome);
         }
         slot->physical_from_anchor = true;

@@ -30,6 +30,7 @@ enum class OwnWalkOutcome : uint8_t {
     kCutShort,           // a frame below the top the walk cannot size
     kNoJavaFrame,        // in native code unwound to the thread's first frame: no Java frame (starting, ending)
     kExceptionDispatch,  // the PC in VM code that dispatches an exception, its frame not the anchor's
+    kUnbuiltVmFrame,     // the PC in other VM code with a frame, outside the window the anchor holds it
     kCount
 };
 // A short name for logs ("walked", "stub-caller-unknown", ...).
@@ -45,6 +46,12 @@ public:
                         OwnWalkOutcome* outcome);
     // How many walks ended with outcome since the start (logged at the JVM's exit).
     static uint64_t count(OwnWalkOutcome outcome);
+    // Whether a walk that ended with outcome fails the request instead of leaving it to
+    // AsyncGetCallTrace: a runtime stub or blob whose frame is being built or torn down, where
+    // AsyncGetCallTrace sizes the frame from SP all the same and can return another stack's
+    // frames (a wrong trace in the oracle: PC in resolve_opt_virtual_call while it restored
+    // the registers it had saved).
+    static bool fails_outright(OwnWalkOutcome outcome);
     // How many walks returned frames, and how many left the request to AsyncGetCallTrace.
     static uint64_t walked();
     static uint64_t left_to_async_get_call_trace();

@@ -177,8 +177,11 @@ void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* 
         // top_bcp is the own walk's alone: whether it started in the interpreter.
         if (slot.top_bcp != 0) stopped += " from=interpreter";
     }
+    const char* walker = slot.own_walk ? "own"
+                         : OwnWalk::fails_outright(static_cast<OwnWalkOutcome>(slot.own_outcome)) ? "none"
+                                                                                                  : "asgct";
     Log::debug("walk: user_data=%lld walker=%s outcome=%s failed=%d%s", static_cast<long long>(slot.event.user_data),
-               slot.own_walk ? "own" : "asgct", outcome, captured ? 0 : 1, stopped.c_str());
+               walker, outcome, captured ? 0 : 1, stopped.c_str());
 }
 
 }  // namespace stackreq
