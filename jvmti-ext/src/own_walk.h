@@ -7,7 +7,8 @@
 // compiled code called as a leaf (no frame anchor set) from that caller, found by the native
 // unwinder (native_unwind.h). Where the walk cannot start or cannot finish (the PC in code it
 // does not know, a thread without a last Java frame, a frame it cannot size) it returns 0, says
-// why (OwnWalkOutcome), and the request is walked with AsyncGetCallTrace instead (StackWalker).
+// why (OwnWalkOutcome), and the request is walked with AsyncGetCallTrace instead (StackWalker),
+// or fails when the outcome is one AsyncGetCallTrace walks wrong (fails_outright).
 #pragma once
 
 #include <atomic>
