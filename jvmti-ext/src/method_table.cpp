@@ -74,8 +74,12 @@ bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_
         return false;
     }
     *known = true;
-    if (code_size == 0 && bcp == 0) {
+    if (code_size == 0 && (bcp == 0 || bcp == kEntryBcp)) {
         *bci = -1;
+        return true;
+    }
+    if (bcp == kEntryBcp) {
+        *bci = 0;
         return true;
     }
     const uintptr_t code = const_method + const_method_size_;

@@ -15,6 +15,10 @@
 
 namespace stackreq {
 
+// A bytecode pointer for MethodTable::resolve that means the method's first bytecode (a method the
+// interpreter is entering); no real one is this small.
+constexpr uintptr_t kEntryBcp = 1;
+
 class MethodTable {
 public:
     // Normal context, at VMInit: learns Method's and ConstMethod's layout. Returns false and sets
@@ -26,11 +30,11 @@ public:
     void add(const jmethodID* methods, int32_t count);
     // The jmethodID of method and the bytecode index of bcp in it; a native method (no bytecodes,
     // the interpreter keeps bcp 0 in its frame) has *bci = -1. False when the method is not known
-    // or unloaded, or bcp is not in its bytecodes.
+    // or unloaded, or bcp is not in its bytecodes. bcp kEntryBcp gives bci 0 (-1 for a native
+    // method). *known says whether the method itself was found.
+    bool resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const;
     // Whether id holds method now (false for an unloaded method's).
     static bool holds(jmethodID id, uintptr_t method);
-    // *known says whether the method itself was found.
-    bool resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const;
 
 private:
     mutable std::mutex mutex_;
