@@ -147,7 +147,8 @@
  *                                 started in this VM yet (except with the agent option file=),
  *                                 or the thread (the caller, or the one named) is one JFR
  *                                 excludes from recording (its own threads, a RecordingStream's
- *                                 dispatch thread while the stream runs), as the JDK does.
+ *                                 dispatch thread while the stream runs), as the JDK does; so is
+ *                                 stackreq's own "stackreq emitter" thread, JFR's writer here.
  *  JVMTI_ERROR_NOT_AVAILABLE      no running recording enables jdk.StackTraceRequest, or no
  *                                 environment has called EnableRequestStackTrace.
  *  JVMTI_ERROR_INVALID_THREAD     thread is not a java.lang.Thread.

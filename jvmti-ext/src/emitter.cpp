@@ -23,6 +23,7 @@
 #include "settings_poll.h"
 #include "slot_resolver.h"
 #include "thread_directory.h"
+#include "thread_registry.h"
 
 namespace stackreq {
 
@@ -245,6 +246,10 @@ bool wants_new_chunk_locked(EmitterState& e) {
 void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
     EmitterState& e = emitter();
     AgentState& state = agent();
+    // The emitter is the recorder's own thread, and JFR keeps its own threads out of recordings:
+    // a profiler's requests on it are refused (WRONG_PHASE) rather than each yielding a failed
+    // event, since it runs only native code and has no Java frame to give.
+    ThreadRegistry::set_jfr_excluded(ThreadRegistry::current_tid(), true);
     // A shorter statistics period (stats=) is kept: in file= mode it is the chunk period too.
     const int64_t period = std::min(kWakeupPeriodNanos, std::max<int64_t>(state.options.stats_period_ns, 1000000));
     while (!e.stopping.load()) {

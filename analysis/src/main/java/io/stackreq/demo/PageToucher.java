@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
  * every page; {@link #computeOnly} does arithmetic on registers. A profile weighted by
  * {@code page-faults} puts nearly all faults in touchFreshMemory's total (most of them in its
  * callee {@code Unsafe.setMemory0}: the JDK zeroes a new direct buffer, which is the first
- * touch); one weighted by time shows both methods.
+ * touch); one weighted by time shows both methods, computeOnly running each round for as long as
+ * the touching took.
  *
  * <p>Usage: {@code PageToucher [seconds]} (default 3).
  */
@@ -30,8 +31,11 @@ public final class PageToucher {
         long pages = 0;
         int rounds = 0;
         while (System.nanoTime() < end) {
+            long touchStart = System.nanoTime();
             pages += touchFreshMemory();
-            computeOnly(5_000_000);
+            // As long as the touching took: first touches cost what the machine makes them cost
+            // (several times more on a loaded VM), and the time profile should still show both.
+            computeOnly(System.nanoTime() - touchStart);
             if (++rounds % 8 == 0) {
                 // Direct buffers are freed only after a collection; this keeps the process small.
                 System.gc();
