@@ -75,7 +75,9 @@
  *  - machine code at the PC, in two cases only: up to 16 bytes from the PC when the PC lies in
  *    a page that held a compiled method (learnt from JVMTI CompiledMethodLoad; the code cache
  *    never gives committed pages back, so the read cannot fault even after the method is
- *    unloaded), to see whether the method's frame is built yet or already torn down; and the
+ *    unloaded), to see whether the method's frame is built yet or already torn down (with
+ *    walker=vmstructs also the 24 bytes before the PC when they lie in such pages too, for C2's
+ *    out-of-line return poll, which runs with the frame popped); and the
  *    bytes of the one instruction at the PC when the PC lies inside a leaf stub the JVM
  *    announced (JVMTI DynamicCodeGenerated: arraycopy, fill, checksum, crypto, math; not the
  *    interpreter, adapters or runtime stubs), for the stub recovery;
@@ -102,9 +104,23 @@
  *    most 512 bytes above SP (within the stack bounds), for the stub's compiled caller; with the
  *    PC in native code and no last Java frame in the frame anchor (a leaf call from compiled
  *    code), the native frames' words as native=on reads them (the loaded objects' unwind rows
- *    are then built at the agent's start with this option too), up to the compiled caller or the
- *    thread's first frame. Where the own walk cannot start or finish, AsyncGetCallTrace walks
- *    the request as without the option;
+ *    are then built at the agent's start with this option too), up to the compiled caller (or,
+ *    when that is a leaf stub, on to the stub's caller as above) or the thread's first frame.
+ *    With the PC in the interpreter, in an i2c/c2i adapter or a method handle intrinsic's
+ *    interpreter entry it reads the word at SP and the caller's last-SP slot (FP - 16), and the
+ *    Method* register (rbx) in the ucontext, to see whether the interpreter is entering a method
+ *    (its frame not built; entered from compiled code, the bytecode-pointer register is taken as
+ *    the caller's SP when it lies at most 4 KiB above SP, within the stack bounds); with the PC
+ *    in a vtable, itable or inline-cache stub, or in a method handle intrinsic's compiled code (a
+ *    blob without a frame, which the code-heap lookup above tells), the word at SP, the return
+ *    address into the caller. With the PC in VM code of the
+ *    code heaps that has a frame (runtime stubs, the exception blob) it reads the frame anchor as
+ *    above, but takes the signal's PC when the anchor holds none: the word below the anchor's SP
+ *    is the return address of the stub's call into the VM only once that call is made, and a
+ *    stale one before. Where the own walk cannot start or finish, AsyncGetCallTrace walks the
+ *    request as without the option, except with the PC in such VM code outside that window and
+ *    outside the exception-dispatch code: the frame there is being built or torn down, which
+ *    AsyncGetCallTrace does not see, and the request fails (failed = true);
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP

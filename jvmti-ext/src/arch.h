@@ -17,6 +17,8 @@ struct Registers {
 Registers read_registers(const void* ucontext);
 // The register HotSpot's template interpreter keeps the current bytecode pointer in (r13).
 uintptr_t read_interpreter_bcp(const void* ucontext);
+// The register the interpreter passes the Method* it is entering in (rbx).
+uintptr_t read_interpreter_method(const void* ucontext);
 void write_registers(void* ucontext, const Registers& registers);
 
 // How far the frame of the code at pc is set up, read from the instructions there. pc must lie
@@ -32,6 +34,12 @@ FrameSetup stub_frame_setup_at(uintptr_t pc);
 // HotSpot's x86_64 compiled methods: `[stack bang;] push rbp; [mov rbp, rsp;] sub rsp, N` ...
 // `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret`.
 FrameSetup compiled_frame_setup_at(uintptr_t pc);
+// C2's out-of-line return poll (after the method's body, where a return whose poll fired jumps
+// with the frame already popped and the return address on top): `lea r10, [rip + d32]; mov [r15 +
+// d32], r10; jmp <handler>` (rel32, or `mov r10, imm64; jmp r10`). 16 bytes from pc are read, and
+// when bytes_before the kPollBytesBefore bytes before pc too (for a PC past its first instruction).
+constexpr uintptr_t kPollBytesBefore = 24;
+bool in_return_poll_stub(uintptr_t pc, bool bytes_before);
 
 // A cheap, monotonic cycle counter for latency=: the TSC on x86_64 (about 12 ns to read in
 // these VMs, where clock_gettime costs 30-80 ns). Async-signal-safe.

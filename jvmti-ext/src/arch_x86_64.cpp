@@ -17,11 +17,16 @@ uintptr_t read_interpreter_bcp(const void* ucontext) {
     return static_cast<uintptr_t>(static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_R13]);
 }
 
+uintptr_t read_interpreter_method(const void* ucontext) {
+    return static_cast<uintptr_t>(static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RBX]);
+}
+
 uint64_t cycle_counter() { return __rdtsc(); }
 
 namespace {
 
-constexpr uint8_t kPushRbp = 0x55, kPopRbp = 0x5d, kRet = 0xc3, kRetImmediate = 0xc2, kRexW = 0x48, kRexWB = 0x49;
+constexpr uint8_t kPushRbp = 0x55, kPopRbp = 0x5d, kRet = 0xc3, kRetImmediate = 0xc2;
+constexpr uint8_t kRexW = 0x48, kRexWB = 0x49, kRexB = 0x41, kRexWRB = 0x4d;
 
 // mov rbp, rsp: 48 8b ec (HotSpot's encoding) or 48 89 e5
 bool is_mov_rbp_rsp(const uint8_t* c) {
@@ -46,6 +51,13 @@ int return_poll_length(const uint8_t* c) {
 
 bool is_ja_then_ret(const uint8_t* c) { return c[0] == 0x0f && c[1] == 0x87 && c[6] == kRet; }
 
+// The poll stub's instructions: lea r10, [rip + d32]; mov [r15 + d32], r10; jmp rel32 or
+// mov r10, imm64 (then jmp r10).
+bool is_lea_r10_rip(const uint8_t* c) { return c[0] == 0x4c && c[1] == 0x8d && c[2] == 0x15; }
+bool is_store_r10_in_thread(const uint8_t* c) { return c[0] == kRexWRB && c[1] == 0x89 && c[2] == 0x97; }
+bool is_far_jump_start(const uint8_t* c) { return c[0] == 0xe9 || (c[0] == kRexWB && c[1] == 0xba); }
+constexpr int kLeaBytes = 7, kStoreBytes = 7, kMovImm64Bytes = 10;
+
 }  // namespace
 
 FrameSetup stub_frame_setup_at(uintptr_t pc) {
@@ -64,6 +76,22 @@ FrameSetup compiled_frame_setup_at(uintptr_t pc) {
     if ((poll > 0 && is_ja_then_ret(code + poll)) || is_ja_then_ret(code)) return FrameSetup::kReturnAddressOnTop;
     if (code[0] == kPopRbp || is_mov_rbp_rsp(code) || is_sub_rsp(code)) return FrameSetup::kSavedFpOnTop;
     return FrameSetup::kBuilt;
+}
+
+bool in_return_poll_stub(uintptr_t pc, bool bytes_before) {
+    const uint8_t* c = reinterpret_cast<const uint8_t*>(pc);
+    if (is_lea_r10_rip(c)) return is_store_r10_in_thread(c + kLeaBytes);
+    if (is_store_r10_in_thread(c)) {
+        return is_far_jump_start(c + kStoreBytes) && (!bytes_before || is_lea_r10_rip(c - kLeaBytes));
+    }
+    if (!bytes_before) return false;
+    const uint8_t* store = c - kStoreBytes;
+    if (c[0] == kRexB && c[1] == 0xff && c[2] == 0xe2) {  // jmp r10
+        store = c - kMovImm64Bytes - kStoreBytes;
+    } else if (!is_far_jump_start(c)) {
+        return false;
+    }
+    return is_store_r10_in_thread(store) && is_lea_r10_rip(store - kLeaBytes);
 }
 
 void write_registers(void* ucontext, const Registers& registers) {

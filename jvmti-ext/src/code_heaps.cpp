@@ -109,7 +109,7 @@ bool before_verified_entry(uintptr_t blob, uintptr_t begin, uintptr_t end, uintp
     return entry > begin && entry < end && pc < entry;
 }
 
-uint32_t frame_words_in_heap(int heap_index, uintptr_t pc, uintptr_t* method, bool* before_entry) {
+uint32_t frame_words_in_heap(int heap_index, uintptr_t pc, uintptr_t* method, bool* before_entry, bool* frameless) {
     const uintptr_t heap = g_heaps[heap_index];
     const uintptr_t low = load<uintptr_t>(heap + g_layout.memory_low);
     const uintptr_t high = load<uintptr_t>(heap + g_layout.memory_high);
@@ -136,6 +136,7 @@ uint32_t frame_words_in_heap(int heap_index, uintptr_t pc, uintptr_t* method, bo
         *method = load<uintptr_t>(blob + g_layout.method);
     }
     if (before_entry != nullptr) *before_entry = before_verified_entry(blob, begin, end, high, pc);
+    if (frameless != nullptr) *frameless = words == 0;
     return words > 0 && static_cast<uint32_t>(words) < kMaxFrameWords ? static_cast<uint32_t>(words) : 0;
 }
 
@@ -185,12 +186,14 @@ bool CodeHeaps::init(std::string* error) {
 
 uint32_t CodeHeaps::frame_words_at(uintptr_t pc) { return frame_words_and_method_at(pc, nullptr); }
 
-uint32_t CodeHeaps::frame_words_and_method_at(uintptr_t pc, uintptr_t* method, bool* before_entry) {
+uint32_t CodeHeaps::frame_words_and_method_at(uintptr_t pc, uintptr_t* method, bool* before_entry,
+                                              bool* frameless) {
     if (before_entry != nullptr) *before_entry = false;
+    if (frameless != nullptr) *frameless = false;
     const int count = g_heap_count.load(std::memory_order_acquire);
     for (int i = 0; i < count; i++) {
-        const uint32_t words = frame_words_in_heap(i, pc, method, before_entry);
-        if (words != 0) return words;
+        const uint32_t words = frame_words_in_heap(i, pc, method, before_entry, frameless);
+        if (words != 0 || (frameless != nullptr && *frameless)) return words;
     }
     return 0;
 }

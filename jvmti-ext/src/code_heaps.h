@@ -27,8 +27,11 @@ public:
     // keeps its Method* (CompiledMethod::_method, JDK 25 nmethod::_method); for another blob
     // that word means nothing, and 0 when this JVM does not say where it is.
     // *before_entry (when not null): the blob is a compiled method and pc lies before its
-    // verified entry (the inline-cache check, before the frame is set up).
-    static uint32_t frame_words_and_method_at(uintptr_t pc, uintptr_t* method, bool* before_entry = nullptr);
+    // verified entry (the inline-cache check, before the frame is set up). *frameless (when not
+    // null): a blob holds pc and its frame size is 0 (a method handle intrinsic's code, which
+    // pushes nothing); the result is then 0.
+    static uint32_t frame_words_and_method_at(uintptr_t pc, uintptr_t* method, bool* before_entry = nullptr,
+                                              bool* frameless = nullptr);
     static void reset_for_test();
 };
 

@@ -396,21 +396,26 @@ void Emitter::shutdown(JNIEnv* jni) {
     Log::info("%s", line.c_str());
     if (agent().options.walker == Walker::kVmStructs) {
         const JavaFrameFailures& failures = java_frame_failures();
-        std::string left;
+        std::string left, outright;
         for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) {
             const auto outcome = static_cast<OwnWalkOutcome>(i);
-            left += std::string(i == 1 ? "" : ", ") + own_walk_outcome_name(outcome) + " " +
+            std::string& list = OwnWalk::fails_outright(outcome) ? outright : left;
+            list += std::string(list.empty() ? "" : ", ") + own_walk_outcome_name(outcome) + " " +
                     std::to_string(OwnWalk::count(outcome));
         }
         Log::info(
-            "walker=vmstructs: %llu own walks (%llu from a leaf stub's caller, %llu from a leaf call's), %llu left to "
-            "AsyncGetCallTrace (%s; %llu failed there); own walks failed for an unknown method %llu, a bytecode "
-            "pointer outside its method %llu, undescribed code %llu",
+            "walker=vmstructs: %llu own walks (%llu from a leaf stub's caller, %llu from a leaf call's, %llu from a VM "
+            "stub's anchor, %llu from frameless code's caller, %llu entering an interpreted method), %llu left to "
+            "AsyncGetCallTrace (%s; %llu failed there), failed without it: %s; own walks failed for an unknown "
+            "method %llu, a bytecode pointer outside its method %llu, undescribed code %llu",
             static_cast<unsigned long long>(OwnWalk::walked()),
             static_cast<unsigned long long>(OwnWalk::walked_from_stub()),
             static_cast<unsigned long long>(OwnWalk::walked_from_leaf_call()),
+            static_cast<unsigned long long>(OwnWalk::walked_from_blob_anchor()),
+            static_cast<unsigned long long>(OwnWalk::walked_from_frameless()),
+            static_cast<unsigned long long>(OwnWalk::walked_entering()),
             static_cast<unsigned long long>(OwnWalk::left_to_async_get_call_trace()), left.c_str(),
-            static_cast<unsigned long long>(OwnWalk::left_and_failed()),
+            static_cast<unsigned long long>(OwnWalk::left_and_failed()), outright.c_str(),
             static_cast<unsigned long long>(failures.method_unknown),
             static_cast<unsigned long long>(failures.bcp_outside),
             static_cast<unsigned long long>(failures.code_undescribed));

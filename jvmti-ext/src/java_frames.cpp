@@ -42,13 +42,22 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
             jmethodID id = nullptr;
             int32_t bci = 0;
             // The signal's top frame runs at the interpreter's bytecode pointer register; its frame
-            // slot is saved at calls only. When the register is not in the frame's method, the
-            // interpreter is entering a method (the register holds the sender's sp, the frame is
-            // the caller's) or leaving one: the stack cannot be told, and fails.
-            const bool running = i == 0 && !slot.physical_from_anchor;
+            // slot is saved at calls only. When the register is not in the frame's method and the
+            // handler could not show that the saved one is the frame's (TopInterpreted), the
+            // stack cannot be told, and fails.
+            // A walk that starts at the caller of the code at the signal (an adapter the interpreter
+            // jumped to) has no register for it (top_bcp 0): its saved one is its bytecode.
+            const bool running = i == 0 && !slot.physical_from_anchor && slot.top_bcp != 0;
+            const uintptr_t method = reinterpret_cast<uintptr_t>(walked.method);
             bool known = false;
-            whole = methods.resolve(reinterpret_cast<uintptr_t>(walked.method), running ? slot.top_bcp : value, &id,
-                                    &bci, &known);
+            if (running && slot.top_interpreted == TopInterpreted::kEntering) {
+                whole = methods.resolve(method, kEntryBcp, &id, &bci, &known);
+            } else {
+                whole = methods.resolve(method, running ? slot.top_bcp : value, &id, &bci, &known);
+                if (!whole && known && running && slot.top_interpreted == TopInterpreted::kRegisterOrSaved) {
+                    whole = methods.resolve(method, value, &id, &bci, &known);
+                }
+            }
             if (whole) scratch->emplace_back(bci, id, bci < 0 ? FrameType::kNative : FrameType::kInterpreted);
             if (!whole) {
                 (known ? g_failures.bcp_outside : g_failures.method_unknown)++;

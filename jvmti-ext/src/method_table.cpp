@@ -88,6 +88,10 @@ bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_
         *bci = -1;
         return true;
     }
+    if (bcp == kEntryBcp) {
+        *bci = 0;
+        return true;
+    }
     const uintptr_t code = const_method + const_method_size_;
     if (bcp < code || bcp >= code + code_size) return false;
     *bci = static_cast<int32_t>(bcp - code);

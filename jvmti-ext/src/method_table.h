@@ -15,6 +15,10 @@
 
 namespace stackreq {
 
+// A bytecode pointer for MethodTable::resolve that means the method's first bytecode (a method the
+// interpreter is entering); no real one is this small.
+constexpr uintptr_t kEntryBcp = 1;
+
 class MethodTable {
 public:
     // Normal context, at VMInit: learns Method's and ConstMethod's layout. Returns false and sets
@@ -25,9 +29,9 @@ public:
     // Normal context: remembers the Method* of each method.
     void add(const jmethodID* methods, int32_t count);
     // The jmethodID of method and the bytecode index of bcp in it; a native method (no bytecodes)
-    // has *bci = -1 whatever bcp is. False when the method is not known or bcp is not in
-    // its bytecodes. A known method whose class has been unloaded since gives true with
-    // *id = nullptr (an unknown frame) and *bci = 0. *known says whether the method was found.
+    // has *bci = -1 whatever bcp is; bcp kEntryBcp gives bci 0. False when the method is not known
+    // or bcp is not in its bytecodes. A known method whose class has been unloaded since gives
+    // true with *id = nullptr (an unknown frame) and *bci = 0. *known says whether it was found.
     bool resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const;
     // Whether id holds method now (false for an unloaded method's).
     static bool holds(jmethodID id, uintptr_t method);

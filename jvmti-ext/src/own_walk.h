@@ -7,7 +7,8 @@
 // compiled code called as a leaf (no frame anchor set) from that caller, found by the native
 // unwinder (native_unwind.h). Where the walk cannot start or cannot finish (the PC in code it
 // does not know, a thread without a last Java frame, a frame it cannot size) it returns 0, says
-// why (OwnWalkOutcome), and the request is walked with AsyncGetCallTrace instead (StackWalker).
+// why (OwnWalkOutcome), and the request is walked with AsyncGetCallTrace instead (StackWalker),
+// or fails when the outcome is one AsyncGetCallTrace walks wrong (fails_outright).
 #pragma once
 
 #include <atomic>
@@ -29,7 +30,8 @@ enum class OwnWalkOutcome : uint8_t {
     kNoLastJavaFrame,    // not in Java code, no last Java frame in the anchor, no compiled caller unwound to
     kCutShort,           // a frame below the top the walk cannot size
     kNoJavaFrame,        // no Java frame: in native code (thread state) or unwound to the thread's first frame
-    kExceptionDispatch,  // the PC, or the anchor's, in the VM code that dispatches an exception
+    kExceptionDispatch,  // the PC in VM code that dispatches an exception, its frame not the anchor's
+    kUnbuiltVmFrame,     // the PC in other VM code with a frame, outside the window the anchor holds it
     kCount
 };
 // A short name for logs ("walked", "stub-caller-unknown", ...).
@@ -45,6 +47,12 @@ public:
                         OwnWalkOutcome* outcome);
     // How many walks ended with outcome since the start (logged at the JVM's exit).
     static uint64_t count(OwnWalkOutcome outcome);
+    // Whether a walk that ended with outcome fails the request instead of leaving it to
+    // AsyncGetCallTrace: a runtime stub or blob whose frame is being built or torn down, where
+    // AsyncGetCallTrace sizes the frame from SP all the same and can return another stack's
+    // frames (a wrong trace in the oracle: PC in resolve_opt_virtual_call while it restored
+    // the registers it had saved).
+    static bool fails_outright(OwnWalkOutcome outcome);
     // How many walks returned frames, and how many left the request to AsyncGetCallTrace.
     static uint64_t walked();
     static uint64_t left_to_async_get_call_trace();
@@ -52,6 +60,12 @@ public:
     static uint64_t walked_from_stub();
     // ... and those that started at the compiled caller of a leaf call into native code.
     static uint64_t walked_from_leaf_call();
+    // ... those that started at the frame anchor with the PC in VM code that has a frame (a runtime
+    // stub, the exception blob), at the caller of frameless VM code (a vtable, itable or
+    // inline-cache stub, an adapter), and at a method the interpreter is entering.
+    static uint64_t walked_from_blob_anchor();
+    static uint64_t walked_from_frameless();
+    static uint64_t walked_entering();
     // Async-signal-safe: the result of AsyncGetCallTrace's walk of a request left to it.
     static void note_left_walk(int32_t frame_count);
     // How many of those walks failed too.

@@ -76,6 +76,8 @@ bool PhysicalWalk::in_interpreter(uintptr_t pc) {
            pc < interpreter_end_.load(std::memory_order_acquire);
 }
 
+bool PhysicalWalk::is_call_stub_return(uintptr_t pc) { return pc != 0 && pc == g_call_stub_return; }
+
 int32_t PhysicalWalk::walk(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
                            bool* from_anchor) {
     *from_anchor = false;
@@ -110,12 +112,19 @@ bool PhysicalWalk::in_native_code(const ThreadSlotView& thread) {
     return *reinterpret_cast<const volatile int32_t*>(java_thread + g_thread_state) == g_in_native;
 }
 
-bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out) {
+bool PhysicalWalk::last_java_frame_in_blob(const ThreadSlotView& thread, uintptr_t blob_pc, Registers* out) {
+    if (!g_anchor_known.load(std::memory_order_acquire) || thread.jni == nullptr) return false;
+    const uintptr_t java_thread = reinterpret_cast<uintptr_t>(thread.jni) - static_cast<uintptr_t>(g_jni_in_thread);
+    return anchored_frame(thread, java_thread + g_thread_anchor, out, blob_pc);
+}
+
+bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out,
+                                  uintptr_t unset_pc) {
     const uintptr_t sp = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_sp);
     if (sp == 0 || !thread.holds(sp - kWord, kWord)) return false;
     uintptr_t pc = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_pc);
     // Without a recorded PC the frame's PC is the return address its call into the VM pushed.
-    if (pc == 0) pc = word_at(sp, -1);
+    if (pc == 0) pc = unset_pc != 0 ? unset_pc : word_at(sp, -1);
     *out = Registers{pc, sp, *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_fp)};
     return true;
 }

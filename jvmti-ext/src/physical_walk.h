@@ -38,6 +38,8 @@ public:
     static void on_generated(const char* name, uintptr_t start, uintptr_t size);
     // Async-signal-safe.
     static bool in_interpreter(uintptr_t pc);
+    // Async-signal-safe: whether pc is the return address of the JVM's call stub (an entry frame).
+    static bool is_call_stub_return(uintptr_t pc);
     // Async-signal-safe. Walks the calling thread's physical frames from top, the registers
     // AsyncGetCallTrace walked its top Java frame from, when top.pc is in Java code: pcs receives
     // top.pc, then each caller's return address (at most max in all); returns how many, and
@@ -74,6 +76,12 @@ public:
     // is in that state a moment before it restores the anchor. False when this JVM does not say
     // where the state is.
     static bool in_native_code(const ThreadSlotView& thread);
+    // Async-signal-safe, for a signal's PC in VM code of the code heaps that has a frame of its own
+    // (a runtime stub, an exception, safepoint or deoptimization blob): last_java_frame, except
+    // that an anchor without a PC gets blob_pc. Such code sets the anchor's SP before it calls
+    // into the VM and clears it after; until the call is made the word below that SP is not the
+    // call's return address but whatever an earlier, deeper call left there.
+    static bool last_java_frame_in_blob(const ThreadSlotView& thread, uintptr_t blob_pc, Registers* out);
     // The Method* slot and the bytecode pointer slot of an interpreted frame, in words from its fp.
     static constexpr intptr_t kMethodSlot = -3, kBcpSlot = -8;
     static void reset_for_test();
@@ -82,8 +90,10 @@ private:
     // own, when not null, receives the frames of walk_java (values in pcs).
     static int32_t walk_from(const ThreadSlotView& thread, const Registers& top, uintptr_t* pcs, int32_t max,
                              CallFrame* own = nullptr, bool* complete = nullptr, uintptr_t* stopped_at = nullptr);
-    // The registers of the last Java frame a frame anchor (a JavaFrameAnchor at anchor) holds.
-    static bool anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out);
+    // The registers of the last Java frame a frame anchor (a JavaFrameAnchor at anchor) holds;
+    // without a PC in it, unset_pc, else (0) the return address below its SP.
+    static bool anchored_frame(const ThreadSlotView& thread, uintptr_t anchor, Registers* out,
+                               uintptr_t unset_pc = 0);
     // The last Java frame below the entry frame whose frame pointer is fp. *none is set when the
     // entry frame's anchor says there is none (the thread's first entry frame).
     static bool below_entry_frame(const ThreadSlotView& thread, uintptr_t fp, Registers* out, bool* none);

@@ -224,7 +224,13 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     const bool own_walker = state.options.walker == Walker::kVmStructs && slot->kind == RequestKind::kWalked;
     const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
     const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
-    if (!own_walker || !walk_own(thread, ucontext, java_depth, slot)) {
+    if (own_walker && !walk_own(thread, ucontext, java_depth, slot) &&
+        OwnWalk::fails_outright(static_cast<OwnWalkOutcome>(slot->own_outcome))) {
+        slot->frame_count = kWalkUnbuiltVmFrame;
+        slot->top_pc = 0;
+        slot->physical_count = 0;
+        slot->truncated = false;
+    } else if (!own_walker || !slot->own_walk) {
         slot->own_walk = false;
         Registers top{};
         slot->frame_count = StackWalker::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,

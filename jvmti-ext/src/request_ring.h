@@ -34,6 +34,14 @@ static_assert(sizeof(CallFrame) == 16 && offsetof(CallFrame, method) == 8, "Asyn
 constexpr jint kInterpretedFrame = -1000;
 constexpr jint kCompiledFrame = -1001;
 
+// walker=vmstructs: which bytecode pointer the top interpreted frame of an own walk is at.
+enum class TopInterpreted : uint8_t {
+    kRegister = 0,        // the interpreter's register (top_bcp), which must lie in the frame's method
+    kRegisterOrSaved = 1,  // that register, or when it is not in the method (the interpreter returning
+                           // into the frame, or jumping to a callee) the frame's saved one
+    kEntering = 2,        // frames[0] is a method the interpreter is entering, its frame not built: bci 0
+};
+
 enum class RequestKind : uint8_t {
     kWalked = 0,      // frames captured by AsyncGetCallTrace at the request, from the signal's ucontext
     kBiasedSelf = 1,  // ucontext == NULL: frames captured the same way, from the request's own registers
@@ -55,14 +63,16 @@ struct RequestSlot {
     uintptr_t* physical_pcs;  // max_depth entries after frames: their PCs, top first
     // walker=vmstructs: frames[0, physical_count) are the own walk's markers, physical_pcs their
     // bytecode pointers or PCs (PhysicalWalk::walk_java); top_bcp the interpreter's bytecode
-    // pointer register at the signal (0: none), top_unbuilt that the top compiled frame is in its
+    // pointer register at the signal (0: none) and top_interpreted how the top interpreted frame
+    // uses it, top_unbuilt that the top compiled frame is in its
     // prologue or epilogue, its frame not there; own_outcome the OwnWalkOutcome of the request
-    // (own_walk.h) and own_stop_pc the PC of the frame a walk cut short stopped at, for the
-    // emitter's per-request log.
+    // (own_walk.h) and own_stop_pc the PC of the frame a walk cut short stopped at (of native
+    // code at the signal, for a walk left without a last Java frame), for the emitter's per-request log.
     bool own_walk;
     uint8_t own_outcome;
     uintptr_t own_stop_pc;
     bool top_unbuilt;
+    TopInterpreted top_interpreted;
     uintptr_t top_bcp;
     // native=on: the native PCs above the Java frames, signal PC first (native_unwind.h); they
     // live after the physical PCs, in the slot's own memory.

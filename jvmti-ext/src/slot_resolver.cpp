@@ -163,9 +163,13 @@ void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* 
     if (slot.own_walk && captured) return;
     const char* outcome = slot.own_walk ? own_failure != nullptr ? own_failure : "emptied"
                                         : own_walk_outcome_name(static_cast<OwnWalkOutcome>(slot.own_outcome));
-    // A walk cut short names the code it stopped at: a compiled method, or the VM code's name.
+    // A walk cut short names the code it stopped at: a compiled method, or the VM code's name; a
+    // walk left for want of a last Java frame the native code at the signal (own_stop_pc).
     std::string stopped;
-    if (!slot.own_walk && slot.own_outcome == static_cast<uint8_t>(OwnWalkOutcome::kCutShort)) {
+    if (!slot.own_walk && slot.own_outcome == static_cast<uint8_t>(OwnWalkOutcome::kNoLastJavaFrame) &&
+        slot.own_stop_pc != 0) {
+        stopped = " stopped-in=" + native_symbols_.name(slot.own_stop_pc).symbol;
+    } else if (!slot.own_walk && slot.own_outcome == static_cast<uint8_t>(OwnWalkOutcome::kCutShort)) {
         jmethodID method = nullptr;
         stopped = agent().compiled_methods.compiled_method_at(slot.own_stop_pc, &method)
                       ? " stopped-in=compiled-method"
@@ -173,8 +177,11 @@ void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* 
         // top_bcp is the own walk's alone: whether it started in the interpreter.
         if (slot.top_bcp != 0) stopped += " from=interpreter";
     }
+    const char* walker = slot.own_walk ? "own"
+                         : OwnWalk::fails_outright(static_cast<OwnWalkOutcome>(slot.own_outcome)) ? "none"
+                                                                                                  : "asgct";
     Log::debug("walk: user_data=%lld walker=%s outcome=%s failed=%d%s", static_cast<long long>(slot.event.user_data),
-               slot.own_walk ? "own" : "asgct", outcome, captured ? 0 : 1, stopped.c_str());
+               walker, outcome, captured ? 0 : 1, stopped.c_str());
 }
 
 }  // namespace stackreq

@@ -30,7 +30,8 @@ enum WalkError : int32_t {
     kWalkDeopt = -9,
     kWalkSafepoint = -10,
     kWalkUnavailable = -100,  // AsyncGetCallTrace not found in libjvm
-    kWalkBadContext = -101    // the context's SP is not in the thread's usable stack
+    kWalkBadContext = -101,   // the context's SP is not in the thread's usable stack
+    kWalkUnbuiltVmFrame = -102  // walker=vmstructs: a VM stub's frame in transition (OwnWalk::fails_outright)
 };
 
 class StackWalker {

@@ -26,12 +26,29 @@ public:
     // just been popped or is being unwound (added by add() too, up to kDispatchCapacity).
     static bool in_exception_dispatch(uintptr_t pc);
     static constexpr uint32_t kDispatchCapacity = 64;
+    // VM code between a caller's call (or the interpreter's jump) and the callee's frame, which
+    // pushes nothing the walk cannot account for.
+    enum class Frameless : uint8_t {
+        kNone = 0,
+        kReturnAddressOnTop,  // vtable, itable and inline-cache stubs: no push at all, the caller's
+                              // return address stays on top until they jump to the callee
+        kAdapters,            // the i2c/c2i adapters, the method handle intrinsics' interpreter entries:
+                              // the interpreter's jump to a callee
+    };
+    // Async-signal-safe: which frameless code pc is in (added by add() too, up to kFramelessCapacity).
+    static Frameless frameless_at(uintptr_t pc);
+    static constexpr uint32_t kFramelessCapacity = 8192;
     static uint32_t size();
     static void reset_for_test();
 
     struct Range {
         uintptr_t start;
         uintptr_t end;
+    };
+    struct KindRange {
+        uintptr_t start;
+        uintptr_t end;
+        Frameless kind;
     };
 
 private:
@@ -43,6 +60,11 @@ private:
     static std::atomic<uint32_t> dispatch_published_;
     static std::atomic<uintptr_t> dispatch_lowest_;
     static std::atomic<uintptr_t> dispatch_highest_;
+    static KindRange frameless_ranges_[kFramelessCapacity];
+    static std::atomic<uint32_t> frameless_claimed_;
+    static std::atomic<uint32_t> frameless_published_;
+    static std::atomic<uintptr_t> frameless_lowest_;
+    static std::atomic<uintptr_t> frameless_highest_;
     // The span of every range claimed: set before the range is published.
     static std::atomic<uintptr_t> lowest_;
     static std::atomic<uintptr_t> highest_;

@@ -64,6 +64,31 @@ int main() {
     // A spill to a stack slot has the stack bang's opcode, but a positive displacement.
     const uint8_t spill[16] = {0x89, 0x84, 0x24, 0x88, 0x00, 0x00, 0x00};
     CHECK(compiled_at(spill) == FrameSetup::kBuilt);
+    // C2's out-of-line return poll after the body (frame popped): lea r10, [rip + d32];
+    // mov [r15 + 0x3f0], r10; jmp rel32 (then, in the far form, mov r10, imm64; jmp r10).
+    const uint8_t poll_stub[64] = {
+        0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,  //  0 the body's end
+        0x4c, 0x8d, 0x15, 0xf0, 0xff, 0xff, 0xff,                    // 10 lea r10, [rip - 16]
+        0x4d, 0x89, 0x97, 0xf0, 0x03, 0x00, 0x00,                    // 17 mov [r15 + 0x3f0], r10
+        0xe9, 0x10, 0x20, 0x30, 0x00,                                // 24 jmp rel32
+        0x4c, 0x8d, 0x15, 0xe0, 0xff, 0xff, 0xff,                    // 29 lea r10, [rip - 32]
+        0x4d, 0x89, 0x97, 0xf0, 0x03, 0x00, 0x00,                    // 36 mov [r15 + 0x3f0], r10
+        0x49, 0xba, 1, 2, 3, 4, 5, 6, 7, 0,                          // 43 mov r10, imm64
+        0x41, 0xff, 0xe2,                                            // 53 jmp r10
+    };
+    const auto poll_at = [&](int offset, bool before) {
+        return in_return_poll_stub(reinterpret_cast<uintptr_t>(poll_stub + offset), before);
+    };
+    CHECK(poll_at(10, false) && poll_at(10, true) && poll_at(17, false) && poll_at(17, true));
+    CHECK(poll_at(24, true) && !poll_at(24, false));
+    CHECK(poll_at(29, true) && poll_at(36, true) && poll_at(43, true) && poll_at(53, true));
+    CHECK(!poll_at(53, false) && !poll_at(0, false) && !poll_at(19, true) && !poll_at(25, true));
+    // A store of r10 into the thread without the lea before it is not the stub.
+    const uint8_t tlab_store[40] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+                                    0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+                                    0x4d, 0x89, 0x97, 0x70, 0x01, 0x00, 0x00, 0xe9, 0x00, 0x01, 0x00, 0x00};
+    CHECK(!in_return_poll_stub(reinterpret_cast<uintptr_t>(tlab_store + 24), true));
+    CHECK(!in_return_poll_stub(reinterpret_cast<uintptr_t>(tlab_store + 31), true));
     // Stub-only readings do not apply to compiled code and vice versa.
     CHECK(stub_at(method + 19) == FrameSetup::kBuilt);
     CHECK(stub_at(method + 8) == FrameSetup::kBuilt);

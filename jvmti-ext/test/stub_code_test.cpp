@@ -24,19 +24,33 @@ int main() {
         at += 0x1000;
     }
     for (const char* name : {"jbyte_disjoint_arraycopy", "checkcast_arraycopy_uninit", "arrayof_jint_fill",
-                             "vectorizedMismatch", "updateBytesCRC32C", "sha256_implCompressMB", "libmSin", "dexp"}) {
+                             "vectorizedMismatch", "updateBytesCRC32C", "sha256_implCompressMB", "libmSin", "dexp",
+                             "g1_post_barrier_slow"}) {
         CHECK(StubCode::add(name, at, 0x100));
         CHECK(StubCode::contains(at + 0x10));
         at += 0x1000;
     }
-    CHECK(StubCode::size() == 9);
+    CHECK(StubCode::size() == 10);
+    // Frameless code, by kind; none of it a leaf stub.
+    CHECK(StubCode::frameless_at(0x10000 + 0x1000 + 0x10) == StubCode::Frameless::kAdapters);
+    CHECK(StubCode::frameless_at(0x10000 + 11 * 0x1000 + 0x10) == StubCode::Frameless::kReturnAddressOnTop);
+    CHECK(StubCode::frameless_at(0x10000 + 11 * 0x1000 + 0x100) == StubCode::Frameless::kNone);
+    CHECK(StubCode::frameless_at(0x10000 + 0x10) == StubCode::Frameless::kNone);
+    for (const char* name : {"itable stub", "InlineCacheBuffer", "I2C/C2I adapters", "_invokeBasic", "_linkToStatic"}) {
+        CHECK(StubCode::add(name, at, 0x100));
+        CHECK(!StubCode::contains(at + 0x10) && StubCode::frameless_at(at + 0x10) != StubCode::Frameless::kNone);
+        at += 0x1000;
+    }
+    CHECK(StubCode::add("vtable chunks", at, 0x100));
+    CHECK(StubCode::frameless_at(at + 0x10) == StubCode::Frameless::kNone);
+    at += 0x1000;
     // The exception-dispatch code is known apart (no leaf stub among it).
     StubCode::add("_rethrow_Java", 0x90000, 0x80);
     StubCode::add("C1 Runtime handle_exception_from_callee", 0x91000, 0x80);
     CHECK(StubCode::in_exception_dispatch(0x90010) && StubCode::in_exception_dispatch(0x91010));
     CHECK(!StubCode::in_exception_dispatch(0x90080) && !StubCode::contains(0x90010));
     CHECK(!StubCode::in_exception_dispatch(0x1000));
-    CHECK(StubCode::size() == 9);
+    CHECK(StubCode::size() == 10);
     // The span of the ranges grew past the first one's; its range is still found, and a PC past
     // the last range is outside the span.
     CHECK(StubCode::contains(0x1000) && !StubCode::contains(at + 0x10));

@@ -21,7 +21,8 @@ import jdk.jfr.Recording;
  * many microseconds send each busy thread another signal ({@link Requester#poke}; 0 = never);
  * {@code chainLibrary} a libnativechain_*.so to load: the threads then spin in its C call chain
  * ({@link NativeChain#callChain}) instead of {@link #burn}; {@code copy} (false) the threads copy
- * int arrays with System.arraycopy ({@link #copyArrays}) instead.
+ * int arrays with System.arraycopy ({@link #copyArrays}) instead; {@code dispatch} (false) they
+ * throw exceptions and make megamorphic calls ({@link DispatchWork#run}) instead.
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
  * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
@@ -44,6 +45,7 @@ public final class BusyThreads {
         Report report = new Report();
         boolean nativeChain = a.has("chainLibrary");
         boolean copy = a.getBoolean("copy", false);
+        boolean dispatch = a.getBoolean("dispatch", false);
         if (nativeChain) {
             NativeChain.load(a.get("chainLibrary"));
         }
@@ -76,7 +78,8 @@ public final class BusyThreads {
                     armed.countDown();
                     go.await();
                     sink += nativeChain ? NativeChain.callChain(deadline[0])
-                            : copy ? copyArrays(deadline[0]) : burn(deadline[0]);
+                            : copy ? copyArrays(deadline[0])
+                            : dispatch ? DispatchWork.run(deadline[0]) : burn(deadline[0]);
                     Requester.stopTimerOrThrow();
                 } catch (Throwable t) {
                     synchronized (failures) {

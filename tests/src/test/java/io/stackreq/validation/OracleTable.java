@@ -2,6 +2,7 @@ package io.stackreq.validation;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
@@ -51,6 +52,11 @@ public final class OracleTable {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] by walk: ").append(tally.byWalk).append('\n');
             }
+            tally.failedAt.entrySet().stream()
+                    .sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(40)
+                    .forEach(e -> out.append(result.jdk()).append(' ').append(workload).append(" [")
+                            .append(layer.label).append("] failed at: ").append(e.getValue()).append(' ')
+                            .append(e.getKey()).append('\n'));
             for (String example : tally.frameTypes.examples) {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] wrong frame type: ").append(example).append('\n');

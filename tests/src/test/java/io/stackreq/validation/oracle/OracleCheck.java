@@ -131,6 +131,11 @@ public final class OracleCheck {
          * Java frame ("no-java-frame"), or the request was refused THREAD_NOT_ALIVE (the thread ended).
          */
         public int failedWithoutJavaFrames;
+        /**
+         * Layer (c): the failed requests by walk and by the code their signal's PC was in ("asgct
+         * cut-short | compiled Foo.bar +1234 of 5688"), for finding where walks fail.
+         */
+        public final Map<String, Integer> failedAt = new TreeMap<>();
 
         public int matched() {
             return exact + transition + instrumentation + jitScope;
@@ -163,9 +168,11 @@ public final class OracleCheck {
     private final CompiledCode compiledCode;
     private final FrameTypeCheck frameTypes;
     private static final Pattern WALK_LINE =
-            Pattern.compile("walk: user_data=(-?\\d+) walker=(\\w+) outcome=([\\w-]+) failed=[01]");
+            Pattern.compile("walk: user_data=(-?\\d+) walker=(\\w+) outcome=([\\w-]+) failed=[01]( stopped-in=\\S+)?");
     /** The walk of each request the walk log names; the others were made by {@link #defaultWalk}. */
     private final Map<Long, String> walks = new HashMap<>();
+    /** The code the walk log names for a request (" stopped-in=..."), for the failed-at listing. */
+    private final Map<Long, String> stoppedIn = new HashMap<>();
     private String defaultWalk = "asgct";
     private static final int THREAD_NOT_ALIVE = 15;
 
@@ -216,6 +223,9 @@ public final class OracleCheck {
                 Matcher m = WALK_LINE.matcher(line);
                 if (m.find()) {
                     walks.put(Long.parseLong(m.group(1)), m.group(2) + " " + m.group(3));
+                    if (m.group(4) != null) {
+                        stoppedIn.put(Long.parseLong(m.group(1)), m.group(4));
+                    }
                 }
             }
         } catch (IOException e) {
@@ -259,6 +269,9 @@ public final class OracleCheck {
                 tally.failed++;
                 if (walk != null) {
                     tally.byWalk.merge("failed " + walk, 1, Integer::sum);
+                    tally.failedAt.merge(walk + " | " + compiledCode.describe(snapshot.pc(), snapshot.codeSequence())
+                            .replaceAll("^0x\\p{XDigit}+ ", "") + stoppedIn.getOrDefault(snapshot.id(), ""), 1,
+                            Integer::sum);
                     tally.failedWithoutJavaFrames += walk.equals("asgct no-java-frame") ? 1 : 0;
                 }
             } else if (event.getBoolean("biased") != (snapshot.layer() == Layer.BIASED)) {
