@@ -91,7 +91,8 @@
  *    read inside that stack above the same guard margin as a Java thread's. On a thread HotSpot
  *    does not know (a native thread never attached) each word is read with process_vm_readv on
  *    the own process, which fails instead of faulting, from the signal's SP up;
- *  - with the agent option walker=vmstructs (stackreq's own walk, in place of AsyncGetCallTrace):
+ *  - with the agent option walker=vmstructs (stackreq's own walk, the default; walker=asgct uses
+ *    AsyncGetCallTrace alone and reads only what is listed above):
  *    the same stack words, code heaps, frame anchors and code bytes as above, plus an
  *    interpreted frame's Method* and bytecode-pointer slots (the 9 words from FP - 64, checked
  *    against the stack bounds first), the interpreter's bytecode-pointer register in the

@@ -8,9 +8,9 @@
 
 namespace stackreq {
 
-// walker=asgct|vmstructs: who walks an unbiased request's stack in the signal handler:
-// AsyncGetCallTrace, or stackreq's own walk (own_walk.h), which falls back to AsyncGetCallTrace
-// where it cannot walk.
+// walker=vmstructs|asgct: who walks an unbiased request's stack in the signal handler:
+// stackreq's own walk (own_walk.h, the default), which falls back to AsyncGetCallTrace where it
+// cannot walk, or AsyncGetCallTrace alone.
 enum class Walker : uint8_t { kAsyncGetCallTrace, kVmStructs };
 
 struct Options {
@@ -31,7 +31,7 @@ struct Options {
     std::string events_jar;       // events-jar=PATH, default: beside libstackreq.so
     int64_t stats_period_ns = 1000000000;  // stats=DURATION: statistics event period
     std::string latency_path;     // latency=PATH: record request latencies, JSON at exit
-    Walker walker = Walker::kAsyncGetCallTrace;
+    Walker walker = Walker::kVmStructs;
 };
 
 // Parses text (may be null or empty) into *out. On error returns false and sets *error to one

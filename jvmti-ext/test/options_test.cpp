@@ -38,7 +38,7 @@ int main() {
     CHECK(parses("native=on", &o, &error) && o.native_frames);
     CHECK(parses("native=off", &o, &error) && !o.native_frames);
     CHECK(!parses("native=yes", &o, &error) && error.find("'native=yes'") != std::string::npos);
-    CHECK(parses("", &o, &error) && o.walker == Walker::kAsyncGetCallTrace);
+    CHECK(parses("", &o, &error) && o.walker == Walker::kVmStructs);
     CHECK(parses("walker=vmstructs", &o, &error) && o.walker == Walker::kVmStructs);
     CHECK(parses("walker=asgct", &o, &error) && o.walker == Walker::kAsyncGetCallTrace);
     CHECK(!parses("walker=own", &o, &error) && error.find("'walker=own'") != std::string::npos);

@@ -95,7 +95,8 @@ public final class OracleRun {
         Path oracle = JvmRun.requesterLibrary().resolveSibling("liboracle.so").toAbsolutePath();
         List<String> loads = new ArrayList<>();
         try {
-            loads.add(agentLoad(jdk, pid, JvmRun.stackreqLibrary().toAbsolutePath(), "depth=1024,ring=1024"));
+            loads.add(agentLoad(jdk, pid, JvmRun.stackreqLibrary().toAbsolutePath(),
+                    "depth=1024,ring=1024" + walkerOption(runDir)));
             loads.add(agentLoad(jdk, pid, oracle, "out=" + runDir + ",layers=ac"));
         } catch (AssertionError e) {
             // The workload threads would wait for liboracle.so until the watchdog's timeout.
@@ -110,6 +111,9 @@ public final class OracleRun {
         String summary = summary(result);
         OracleCheck ac = new OracleCheck(runDir.resolve("methods.txt"),
                 CompiledCode.read(runDir.resolve("compiled-code.txt")), true);
+        if (ownWalker()) {
+            ac.attributeWalks(agentLog(runDir));
+        }
         ac.checkJvmti(runDir.resolve("jvmti-checks.txt"));
         ac.checkRequests(runDir.resolve("snapshots.txt"), runDir.resolve("recording.jfr"));
         Map<Layer, Map<String, Tally>> tallies = new java.util.LinkedHashMap<>();
@@ -159,16 +163,14 @@ public final class OracleRun {
 
     private static String walkerOption(Path dir) {
         String walker = System.getProperty(WALKER_PROPERTY);
-        if (walker == null) {
-            return "";
-        }
         // The own walker's debug log names each request it left to AsyncGetCallTrace (attributeWalks).
-        return ",walker=" + walker + (ownWalker() ? ",log=debug:" + agentLog(dir) : "");
+        return (walker == null ? "" : ",walker=" + walker) + (ownWalker() ? ",log=debug:" + agentLog(dir) : "");
     }
 
+    /** Whether libstackreq.so runs with its own walk: the agent's default, or --walker vmstructs. */
     private static boolean ownWalker() {
         String walker = System.getProperty(WALKER_PROPERTY);
-        return walker != null && walker.startsWith("vmstructs");
+        return walker == null || walker.startsWith("vmstructs");
     }
 
     private static Path agentLog(Path dir) {
