@@ -121,7 +121,9 @@
  *    stale one before. Where the own walk cannot start or finish, AsyncGetCallTrace walks the
  *    request as without the option, except with the PC in such VM code outside that window and
  *    outside the exception-dispatch code: the frame there is being built or torn down, which
- *    AsyncGetCallTrace does not see, and the request fails (failed = true);
+ *    AsyncGetCallTrace does not see, and the request fails (failed = true); and a request whose
+ *    own walk was cut short below some frames fails when AsyncGetCallTrace's stack has no more
+ *    frames than those (it stopped where the own walk did, and would look whole);
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP

@@ -210,6 +210,7 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     slot->top_interpreted = TopInterpreted::kRegister;
     slot->physical_from_anchor = false;
     slot->own_stop_pc = 0;
+    slot->own_sized_frames = 0;
     if (thread.stack_high == 0 || max <= 1) return left_because(OwnWalkOutcome::kNoStackBounds, outcome);
     ucontext = StackWalker::context_of_interrupted_code(thread, ucontext);
     const Registers at_signal = read_registers(ucontext);
@@ -310,7 +311,10 @@ int32_t OwnWalk::walk_frames(const ThreadSlotView& thread, void* ucontext, Reque
     bool complete = false;
     count += PhysicalWalk::walk_java(thread, start, slot->frames + count, slot->physical_pcs + count, max - count,
                                      &complete, &slot->own_stop_pc);
-    if (count == 0 || (!complete && count < max)) return left_because(OwnWalkOutcome::kCutShort, outcome);
+    if (count == 0 || (!complete && count < max)) {
+        slot->own_sized_frames = count;
+        return left_because(OwnWalkOutcome::kCutShort, outcome);
+    }
     *truncated = !complete;
     if (started != nullptr) started->fetch_add(1, std::memory_order_relaxed);
     return count;

@@ -243,6 +243,14 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
             PhysicalWalk::without_java_frames(thread)) {
             slot->frame_count = kWalkNoJavaFrames;
         }
+        // The own walk was cut short below frames it could size, so the stack goes on below them;
+        // AsyncGetCallTrace ends its walk silently at a sender it cannot walk and returns the
+        // frames it has as a whole stack. One that reaches no deeper than the own walk did is such
+        // a stack (the oracle found a one-frame stack of a method deep in a class loader's call).
+        if (own_walker && slot->frame_count > 0 && slot->frame_count <= slot->own_sized_frames &&
+            slot->own_outcome == static_cast<uint8_t>(OwnWalkOutcome::kCutShort)) {
+            slot->frame_count = kWalkNotWalkableJava;
+        }
         slot->top_pc = top.pc;
         if (own_walker) OwnWalk::note_left_walk(slot->frame_count);
         slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,

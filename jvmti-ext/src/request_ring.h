@@ -67,10 +67,12 @@ struct RequestSlot {
     // uses it, top_unbuilt that the top compiled frame is in its
     // prologue or epilogue, its frame not there; own_outcome the OwnWalkOutcome of the request
     // (own_walk.h) and own_stop_pc the PC of the frame a walk cut short stopped at (of native
-    // code at the signal, for a walk left without a last Java frame), for the emitter's per-request log.
+    // code at the signal, for a walk left without a last Java frame), for the emitter's per-request log;
+    // own_sized_frames the physical frames a walk cut short had walked above that frame.
     bool own_walk;
     uint8_t own_outcome;
     uintptr_t own_stop_pc;
+    int32_t own_sized_frames;
     bool top_unbuilt;
     TopInterpreted top_interpreted;
     uintptr_t top_bcp;
