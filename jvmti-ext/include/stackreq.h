@@ -236,7 +236,9 @@ typedef jvmtiError (JNICALL *stackreq_RequestStackTrace)(jvmtiEnv* env, jthread*
  * twice from one environment counts once. The first call commits the memory of stackreq's request
  * ring (ring= slots of depth= frames: about 25 MiB with the defaults, part of it committed at load
  * already), so that no request takes a page fault in it; Linux 5.14 or later, else each page is
- * committed at the first request that writes to it.
+ * committed at the first request that writes to it. A request takes the slot the emitter freed
+ * last: a program whose requests the emitter keeps up with writes to only as many slots as are
+ * pending at once.
  */
 typedef jvmtiError (JNICALL *stackreq_EnableRequestStackTrace)(jvmtiEnv* env);
 

@@ -1,7 +1,14 @@
-// A bounded lock-free ring of preallocated request slots (Vyukov's bounded queue).
-// Producers are signal handlers on any thread: claim() and publish() never block, never
-// allocate; a full ring makes claim() fail so the caller drops and counts. One consumer at a
-// time (the emitter's drain holds a mutex) takes slots in order.
+// A bounded lock-free ring of preallocated request slots. Producers are signal handlers on any
+// thread: claim() and publish() never block, never allocate; a ring with every slot claimed makes
+// claim() fail so the caller drops and counts. One consumer at a time (the emitter's drain holds a
+// mutex) takes slots in the order they were claimed.
+//
+// The slots' storage is apart from their order: a claim takes the free slot released last (a
+// LIFO free list, a Treiber stack of slot indices) and a position in a Vyukov bounded queue of
+// indices, which gives the consumer the claim order. While the consumer keeps up, the same few
+// slots are written again and again: on a VM that stalls the first write to a page not written
+// for a few seconds (docs/performance.md, "What the p99 is made of"), handing slots out in
+// sequence order made every request write to such pages.
 #pragma once
 
 #include <jni.h>
@@ -50,7 +57,8 @@ enum class RequestKind : uint8_t {
 };
 
 struct RequestSlot {
-    std::atomic<uint64_t> sequence;
+    uint64_t position;    // the claim's position in the ring's order (RequestRing::claim)
+    uint32_t index;       // which slot this is, fixed at init
     StackTraceRequestEvent event;  // the request sets start_ticks and user_data, the emitter the rest
     jobject thread_ref;   // global reference for kBiasedOther, else null
     int32_t tid;          // kWalked, kBiasedSelf: the registered thread's; kInternal: gettid's
@@ -85,18 +93,21 @@ struct RequestSlot {
 
 class RequestRing {
 public:
-    // Normal context. slots is rounded to a power of two by the caller; each slot has room for
-    // max_depth frames, max_depth physical PCs and native_depth native PCs. Returns false on OOM.
+    // Normal context. slots is rounded to a power of two by the caller (at most 2^24); each slot
+    // has room for max_depth frames, max_depth physical PCs and native_depth native PCs. Returns
+    // false on OOM.
     bool init(uint32_t slots, uint32_t max_depth, uint32_t native_depth = 0);
     void destroy();
-    // Normal context, before requests come (the first EnableRequestStackTrace): commits the slots'
+    // Normal context, before requests come (the first EnableRequestStackTrace): commits the ring's
     // memory (MADV_POPULATE_WRITE, Linux 5.14+, which leaves the contents alone; elsewhere a page
-    // is committed at its first write), so that a request never takes a page fault in its slot:
-    // until the ring has gone round once, every request wrote to pages never touched, 1-2 us of
-    // faults a request. Only the first call tries; false when it did and the kernel could not.
+    // is committed at its first write), so that a request never takes a page fault in its slot
+    // (1-2 us of faults for a slot's first use: the first burst of requests reaches slots the free
+    // list never handed out before). Only the first call tries; false when it did and the kernel
+    // could not.
     bool commit_memory_once();
 
-    // Async-signal-safe. Returns nullptr when full.
+    // Async-signal-safe. The free slot released last, or nullptr when every slot is claimed and
+    // not yet released. Every slot claimed must be published: the consumer waits for it.
     RequestSlot* claim();
     // Async-signal-safe. True for one slot in every quarter of the ring's capacity (in the order
     // of claims): the caller wakes the consumer then, so that a consumer that sleeps long when
@@ -104,9 +115,10 @@ public:
     // for a ring under four slots (a test's, ring=2, that is meant to overflow).
     bool publish(RequestSlot* slot);
 
-    // Consumer side: the next published slot in order, or nullptr when none is ready
+    // Consumer side: the next published slot in claim order, or nullptr when none is ready
     // (empty, or the next one is claimed but not yet published).
     RequestSlot* peek();
+    // The slot peek() returned; it becomes the next one claim() hands out.
     void release(RequestSlot* slot);
     // True when some slot was claimed and not yet taken by the consumer.
     bool has_unconsumed() const;
@@ -116,20 +128,65 @@ public:
     uint32_t capacity() const { return mask_ + 1; }
 
 private:
-    RequestSlot* at(uint64_t position) const {
-        return reinterpret_cast<RequestSlot*>(memory_ + (position & mask_) * stride_);
-    }
+    static constexpr uint32_t kNoSlot = ~uint32_t{0};
 
-    char* memory_ = nullptr;
+    // A position of the order queue. sequence holds the low 32 bits of a position (compared by
+    // their difference, so it may wrap): == position, free for that position's claim; ==
+    // position + 1, published for the consumer; the consumer's release sets position + capacity.
+    struct Cell {
+        std::atomic<uint32_t> sequence;
+        uint32_t index;  // the slot published at this position
+    };
+    static_assert(sizeof(Cell) == 8, "cells pack 512 to a page");
+
+    RequestSlot* slot_at(uint32_t index) const {
+        return reinterpret_cast<RequestSlot*>(slots_ + size_t{index} * stride_);
+    }
+    // interrupted() runs between reading the top and exchanging it: a no-op for requests, a
+    // handler's own claims for the unit test (RequestRingTestAccess).
+    template <typename Interruption>
+    uint32_t pop_free(Interruption interrupted);
+    void push_free(uint32_t index);
+    // The claim's second half: a position in the order for the popped slot index.
+    RequestSlot* take_position(uint32_t index);
+    friend struct RequestRingTestAccess;
+
+    char* memory_ = nullptr;  // one mapping: cells_, next_free_, then the slots
     size_t bytes_ = 0;
+    Cell* cells_ = nullptr;
+    std::atomic<uint32_t>* next_free_ = nullptr;  // the free list's links, by slot index
+    char* slots_ = nullptr;
     size_t stride_ = 0;
     uint32_t mask_ = 0;
     uint64_t wake_mask_ = 0;  // publish() asks for a wake-up when (position + 1) & wake_mask_ is 0
     uint32_t max_depth_ = 0;
     uint32_t native_depth_ = 0;
     bool commit_tried_ = false;
+    // The free list's top: slot index (kNoSlot: empty) in the low 32 bits, a tag every change
+    // increments in the high 32, so that a pop that read a top which was popped and pushed again
+    // meanwhile (by a handler that interrupted it, or another thread) fails its compare-exchange.
+    alignas(64) std::atomic<uint64_t> free_top_{0};
     alignas(64) std::atomic<uint64_t> enqueue_position_{0};
     alignas(64) uint64_t dequeue_position_ = 0;
 };
+
+// A handler that interrupts this loop anywhere and pops or pushes on its own changes the top's
+// tag, so the interrupted compare-exchange fails and the loop starts over from the new top.
+template <typename Interruption>
+uint32_t RequestRing::pop_free(Interruption interrupted) {
+    uint64_t top = free_top_.load(std::memory_order_acquire);
+    for (;;) {
+        const uint32_t index = static_cast<uint32_t>(top);
+        if (index == kNoSlot) return kNoSlot;
+        // Stale when the slot was popped meanwhile; the tag then makes the exchange fail.
+        const uint64_t next = next_free_[index].load(std::memory_order_relaxed);
+        const uint64_t tag = (top >> 32) + 1;
+        interrupted();
+        if (free_top_.compare_exchange_weak(top, (tag << 32) | next, std::memory_order_acquire,
+                                            std::memory_order_acquire)) {
+            return index;
+        }
+    }
+}
 
 }  // namespace stackreq

@@ -40,9 +40,12 @@ final class LatencyPart {
                 depths.isEmpty() ? -1 : depths.get(depths.size() / 2), depths.size());
     }
 
-    /** walker=vmstructs: the agent times the request and the bare walk by turns (latency_histogram.h). */
+    /**
+     * walker=vmstructs, the agent's default: the agent times the request and the bare walk by turns
+     * (latency_histogram.h).
+     */
     private boolean alternated() {
-        return bench.walker.equals("vmstructs");
+        return !bench.walker.equals("asgct");
     }
 
     void run() throws Exception {
