@@ -24,8 +24,9 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * stack names the compiled frame and the frames inlined into it. So a run of frames typed
  * "Inlined" ... "JIT compiled" is right when, above the previous such run's word, a stack word is
  * a record whose inline stack is exactly those frames, else wrong. Frames below the end of the
- * scan, when a limit cut it short (4096 words, 1 MiB), or after an attach from the first run with
- * no record when a stack word is in code the JVM never reported, count as unchecked. So do "Interpreted"
+ * scan, when a limit cut it short (4096 words, 1 MiB), or from the first run with no record when
+ * a stack word is in code the JVM never reported, after an attach or with the signal's PC in such
+ * code, count as unchecked. So do "Interpreted"
  * frames below the top physical frame: the stack words cannot tell them from compiled ones,
  * since an interpreted frame's unused slots keep stale return addresses of compiled code that
  * ran there before (after an attach, of code deoptimized since, in every frame); for the same
@@ -166,10 +167,11 @@ public final class FrameTypeCheck {
             int at = recordOf(snapshot, word, topFirst.subList(i, end + 1));
             if (at >= 0) {
                 word = at;
-            } else if (snapshot.codeWordsCut() || codeReplayed && holdsUnreportedCode(snapshot, word)) {
-                // Beyond the scanned words the stack says nothing; nor, after an attach, does a
-                // return address into code the JVM's replay of compiled methods did not report
-                // (which a walk reading the code itself still types).
+            } else if (snapshot.codeWordsCut() || codeMayBeUnknown(snapshot) && holdsUnreportedCode(snapshot, word)) {
+                // Beyond the scanned words the stack says nothing; nor does a return address into
+                // code the JVM never reported (which a walk reading the code itself still types)
+                // when the oracle's knowledge has such holes: after an attach, or with the signal
+                // in code the JVM never reported during the whole run.
                 break;
             }
             for (int k = i; k <= end; k++) {
@@ -186,6 +188,11 @@ public final class FrameTypeCheck {
 
     private static boolean isPhysicalEnd(String type) {
         return COMPILED.equals(type) || INTERPRETED.equals(type);
+    }
+
+    private boolean codeMayBeUnknown(Snapshot snapshot) {
+        return codeReplayed || !compiledCode.reported(snapshot.pc(), snapshot.codeSequence())
+                && !compiledCode.inInterpreter(snapshot.pc());
     }
 
     /** Whether a stack word after the one at after lies in code the JVM had not reported. */
