@@ -158,7 +158,9 @@ final class NativeDepthPart {
         bench.emit("");
         bench.emit("NativeDepthSpin: C recursion of 5, 20 or 50 frames spinning at its deepest frame (library built "
                 + "with frame pointers, `fp`, and without, `nofp`), sampled every 1 ms of CPU; " + bench.reps
-                + " repetitions, every configuration once per repetition (order rotated).");
+                + " repetitions, every configuration once per repetition (order rotated). Each run measures once the JIT "
+                + "compiler threads have settled (less than 1% of two 0.2 s spins in a row, at most 4 s of spins): the steady "
+                + "state, not the tail of the start-up's compilations.");
         bench.emit("");
         bench.emit("stackreq's request time (whole = entry to return of RequestStackTrace, from its latency= "
                 + "histograms; bucket upper bounds, ±12%), medians over the runs; extra = native=on minus native=off "

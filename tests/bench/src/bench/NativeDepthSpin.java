@@ -14,17 +14,24 @@ import java.util.Map;
  * tests/src/test/native/native_depth.c): every sample taken in the spin has that many native
  * frames above the Java ones.
  *
- * <p>Usage: {@code NativeDepthSpin LIBRARY DEPTH SECONDS}. A 0.3 s spin first (the JVM's start-up
- * work settles), then the measured one. Prints {@code SPIN units=.. seconds=.. threadCpuSeconds=..
- * cpuSeconds=.. startNanos=.. endNanos=.. startEpochMillis=.. endEpochMillis=..}: units of work
- * done, the spinning thread's CPU time (a profiler's signal handler runs on it) and the whole
- * process's (its other threads too), and the bounds of the measured spin for the sample readers.
+ * <p>Usage: {@code NativeDepthSpin LIBRARY DEPTH SECONDS}. A 0.3 s spin first, then spins of 0.2 s
+ * until the JIT compiler threads use less than 1% of two spins' time in a row (at most 4 s), then the
+ * measured one: the measure is the steady state, not the tail of the start-up's compilations (a
+ * JFR recording's start queues seconds of them on JDK 17, which on a loaded machine ran into the
+ * measured spin and outweighed every profiler's own cost). Prints {@code SPIN units=.. seconds=..
+ * threadCpuSeconds=.. cpuSeconds=.. startNanos=.. endNanos=.. startEpochMillis=.. endEpochMillis=..
+ * settleSeconds=..}: units of work done, the spinning thread's CPU time (a profiler's signal
+ * handler runs on it) and the whole process's (its other threads too), the bounds of the measured
+ * spin for the sample readers, and how long the wait for the compiler threads took.
  * Then one line per thread of the process, {@code THREADCPU NANOS NAME}: its CPU time during the
  * measured spin (from {@code /proc/self/task/TID/schedstat}, nanoseconds, where {@code stat}'s
  * ticks are 10 ms), and {@code THREADCPU NANOS (ended)} for the CPU of threads that ended before
  * the second reading.
  */
 public final class NativeDepthSpin {
+    private static final int SETTLE_STEPS = 20;
+    private static final long SETTLE_STEP_NANOS = 200_000_000L;
+
     static native long spin(int depth, long nanos);
 
     public static void main(String[] args) {
@@ -32,6 +39,17 @@ public final class NativeDepthSpin {
         int depth = Integer.parseInt(args[1]);
         double seconds = Double.parseDouble(args[2]);
         spin(depth, 300_000_000L);
+        long settleStart = System.nanoTime();
+        long compiling = compilerCpuNanos();
+        for (int step = 0, quiet = 0; step < SETTLE_STEPS && quiet < 2; step++) {
+            spin(depth, SETTLE_STEP_NANOS);
+            long now = compilerCpuNanos();
+            // Two quiet steps in a row: a compiler thread starved by a loaded machine for one step
+            // is not taken for an idle one.
+            quiet = now - compiling < SETTLE_STEP_NANOS / 100 ? quiet + 1 : 0;
+            compiling = now;
+        }
+        double settleSeconds = (System.nanoTime() - settleStart) / 1e9;
         var threads = ManagementFactory.getThreadMXBean();
         long firstCpu = Workload.processCpuNanos();
         Map<String, ThreadCpu> firstThreads = threadCpu();
@@ -41,8 +59,9 @@ public final class NativeDepthSpin {
         long endThreadCpu = threads.getCurrentThreadCpuTime(), endCpu = Workload.processCpuNanos();
         long end = System.nanoTime(), endEpoch = System.currentTimeMillis();
         System.out.printf("SPIN units=%d seconds=%.6f threadCpuSeconds=%.6f cpuSeconds=%.6f startNanos=%d endNanos=%d "
-                        + "startEpochMillis=%d endEpochMillis=%d%n", units, (end - start) / 1e9,
-                (endThreadCpu - startThreadCpu) / 1e9, (endCpu - startCpu) / 1e9, start, end, startEpoch, endEpoch);
+                        + "startEpochMillis=%d endEpochMillis=%d settleSeconds=%.3f%n", units, (end - start) / 1e9,
+                (endThreadCpu - startThreadCpu) / 1e9, (endCpu - startCpu) / 1e9, start, end, startEpoch, endEpoch,
+                settleSeconds);
         Map<String, ThreadCpu> lastThreads = threadCpu();
         long lastCpu = Workload.processCpuNanos(), counted = 0;
         for (Map.Entry<String, ThreadCpu> thread : lastThreads.entrySet()) {
@@ -55,6 +74,17 @@ public final class NativeDepthSpin {
     }
 
     record ThreadCpu(String name, long nanos) {}
+
+    /** CPU nanoseconds so far of the JIT compiler threads ("C1 CompilerThread0", "C2 CompilerThread1", ...). */
+    static long compilerCpuNanos() {
+        long nanos = 0;
+        for (ThreadCpu thread : threadCpu().values()) {
+            if (thread.name().startsWith("C1 CompilerThre") || thread.name().startsWith("C2 CompilerThre")) {
+                nanos += thread.nanos();
+            }
+        }
+        return nanos;
+    }
 
     /** The name and CPU nanoseconds so far of every thread of this process, by thread id. */
     static Map<String, ThreadCpu> threadCpu() {
