@@ -276,6 +276,23 @@ static void every_slot_came_back(RequestRing& ring) {
     while (RequestSlot* slot = ring.peek()) ring.release(slot);
 }
 
+// The consumer of the concurrent tests: each published slot to check(slot), then back to the
+// ring, until done is set and nothing claimed is left.
+template <typename Check>
+static void consume_until_done(RequestRing& ring, const std::atomic<bool>& done, Holders& holders, Check check) {
+    for (;;) {
+        RequestSlot* slot = ring.peek();
+        if (slot == nullptr) {
+            if (done.load() && !ring.has_unconsumed()) break;
+            std::this_thread::yield();
+            continue;
+        }
+        check(*slot);
+        holders.released(slot);
+        ring.release(slot);
+    }
+}
+
 static void concurrent_producers_lose_nothing() {
     RequestRing ring;
     CHECK(ring.init(256, 4));
@@ -290,22 +307,14 @@ static void concurrent_producers_lose_nothing() {
     std::vector<int> seen(kProducers * kPerProducer, 0);
     std::thread consumer([&] {
         std::vector<int64_t> last(kProducers, -1);
-        for (;;) {
-            RequestSlot* slot = ring.peek();
-            if (slot == nullptr) {
-                if (done.load() && !ring.has_unconsumed()) break;
-                std::this_thread::yield();
-                continue;
-            }
-            const int64_t id = slot->event.user_data;
+        consume_until_done(ring, done, holders, [&](const RequestSlot& slot) {
+            const int64_t id = slot.event.user_data;
             seen[id]++;
-            CHECK(slot->frame_count == static_cast<int32_t>(id % 7));
+            CHECK(slot.frame_count == static_cast<int32_t>(id % 7));
             // Each producer claims one slot after the other: its requests come in its order.
             CHECK(id % kPerProducer > last[id / kPerProducer]);
             last[id / kPerProducer] = id % kPerProducer;
-            holders.released(slot);
-            ring.release(slot);
-        }
+        });
     });
     std::vector<std::thread> producers;
     for (int p = 0; p < kProducers; p++) {
@@ -403,20 +412,12 @@ static void handlers_interrupting_claims_lose_nothing() {
             std::lock_guard<std::mutex> guard(targets_mutex);
             targets.push_back(pthread_self());
         }
-        for (;;) {
-            RequestSlot* slot = ring.peek();
-            if (slot == nullptr) {
-                if (done.load() && !ring.has_unconsumed()) break;
-                std::this_thread::yield();
-                continue;
-            }
-            const int64_t id = slot->event.user_data;
+        consume_until_done(ring, done, holders, [&](const RequestSlot& slot) {
+            const int64_t id = slot.event.user_data;
             CHECK(id >= 0 && id < kMaxIds);
             seen[id]++;
-            CHECK(slot->frame_count == static_cast<int32_t>(id % 7));
-            holders.released(slot);
-            ring.release(slot);
-        }
+            CHECK(slot.frame_count == static_cast<int32_t>(id % 7));
+        });
     });
     std::vector<std::thread> producers;
     for (int p = 0; p < kProducers; p++) {
