@@ -164,18 +164,19 @@ public final class CompiledCode {
      * or VM-generated code.
      */
     public boolean reported(long pc, long sequence) {
-        if (methodAt(pc, sequence) != null) {
-            return true;
-        }
-        Map.Entry<Long, Generated> entry = generated.floorEntry(pc);
-        return entry != null && pc < entry.getValue().start() + entry.getValue().size();
+        return methodAt(pc, sequence) != null || generatedAt(pc) != null;
     }
 
     /** Whether pc is in the interpreter's code (DynamicCodeGenerated "Interpreter"). */
     public boolean inInterpreter(long pc) {
+        Generated code = generatedAt(pc);
+        return code != null && code.name().equals("Interpreter");
+    }
+
+    /** The VM-generated code holding pc, or null. */
+    private Generated generatedAt(long pc) {
         Map.Entry<Long, Generated> entry = generated.floorEntry(pc);
-        return entry != null && pc < entry.getValue().start() + entry.getValue().size()
-                && entry.getValue().name().equals("Interpreter");
+        return entry != null && pc < entry.getValue().start() + entry.getValue().size() ? entry.getValue() : null;
     }
 
     /** Where pc is, for mismatch reports: a compiled method or VM code, and the offset in it. */
@@ -184,9 +185,9 @@ public final class CompiledCode {
         if (method != null) {
             return String.format("compiled %s +%d of %d", method.name, pc - method.start, method.size);
         }
-        Map.Entry<Long, Generated> entry = generated.floorEntry(pc);
-        if (entry != null && pc < entry.getValue().start() + entry.getValue().size()) {
-            return String.format("%s +%d of %d", entry.getValue().name(), pc - entry.getKey(), entry.getValue().size());
+        Generated code = generatedAt(pc);
+        if (code != null) {
+            return String.format("%s +%d of %d", code.name(), pc - code.start(), code.size());
         }
         return String.format("0x%x (not in code the JVM reported)", pc);
     }
