@@ -27,7 +27,7 @@ class OracleAttachTest {
     // exceptions is left to tests/validate --only oracle --attach: after an attach it had 3 wrong
     // traces in about 4,800 (0.06%, cause not found yet; docs/validation.md), so at the 1,000-2,000
     // traces of a short run two of them cross the 99.9% bar by chance. threads starts and ends
-    // threads all the time: a request from one that is ending is refused, which this test counts.
+    // threads all the time, so it has many of the refusals counted apart below.
     private static final List<String> WORKLOADS = List.of("recursion", "inlining", "osr");
     private static final double WARMUP_SECONDS = 3;
     private static final double SECONDS = 5;
@@ -47,8 +47,12 @@ class OracleAttachTest {
             checks.add(() -> assertTrue(traces >= ValidationTest.MIN_SIGNAL_SAMPLES,
                     () -> String.format(Locale.ROOT, "%s %s: only %d stack traces (failed %d); need %d", jdk,
                             workload, traces, tally.failed, ValidationTest.MIN_SIGNAL_SAMPLES)));
-            // A refusal here would be a thread that ran before the attach and is not served.
-            checks.add(() -> assertEquals(0, tally.refused, () -> jdk + " " + workload + ": requests refused"));
+            // A refusal here would be a thread that ran before the attach and is not served. Each
+            // workload's thread ends when the workload does, and a timer signal already on its way
+            // may reach it after its ThreadEnd: that one is refused THREAD_NOT_ALIVE, as documented.
+            checks.add(() -> assertEquals(0, tally.refused - tally.refusedThreadEnded,
+                    () -> jdk + " " + workload + ": requests refused other than THREAD_NOT_ALIVE; by walk: "
+                            + tally.byWalk));
             checks.add(() -> assertTrue(tally.matchPercent() >= ValidationTest.MIN_MATCH_PERCENT,
                     () -> String.format(Locale.ROOT, "%s %s: %.2f%% of %d stack traces match (%d mismatched), "
                             + "need %.1f%%; examples:%n%s", jdk, workload, tally.matchPercent(), traces,

@@ -117,6 +117,8 @@ public final class OracleCheck {
         public int failed;
         /** Of the failed: requests RequestStackTrace refused (a non-zero return code). */
         public int refused;
+        /** Of the refused: THREAD_NOT_ALIVE, a signal that reached its thread after the thread's ThreadEnd. */
+        public int refusedThreadEnded;
         public int skipped;
         public final List<String> examples = new ArrayList<>();
         public final FrameTypeCheck.Tally frameTypes = new FrameTypeCheck.Tally();
@@ -260,6 +262,7 @@ public final class OracleCheck {
             if (snapshot.rc() != 0) {
                 tally.failed++;
                 tally.refused++;
+                tally.refusedThreadEnded += snapshot.rc() == THREAD_NOT_ALIVE ? 1 : 0;
                 walk = "refused rc=" + snapshot.rc();
                 tally.byWalk.merge("failed " + walk, 1, Integer::sum);
                 tally.failedWithoutJavaFrames += snapshot.rc() == THREAD_NOT_ALIVE && ownWalker() ? 1 : 0;
