@@ -181,7 +181,9 @@ uint64_t OwnWalk::walked_from_leaf_call() { return g_from_leaf_call.load(std::me
 uint64_t OwnWalk::walked_from_blob_anchor() { return g_from_blob_anchor.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::walked_from_frameless() { return g_from_frameless.load(std::memory_order_relaxed); }
 uint64_t OwnWalk::walked_entering() { return g_entering.load(std::memory_order_relaxed); }
-bool OwnWalk::fails_outright(OwnWalkOutcome outcome) { return outcome == OwnWalkOutcome::kUnbuiltVmFrame; }
+bool OwnWalk::fails_outright(OwnWalkOutcome outcome) {
+    return outcome == OwnWalkOutcome::kUnbuiltVmFrame || outcome == OwnWalkOutcome::kNoLastJavaFrame;
+}
 uint64_t OwnWalk::left_to_async_get_call_trace() {
     uint64_t left = 0;
     for (int i = 1; i < static_cast<int>(OwnWalkOutcome::kCount); i++) {
@@ -193,6 +195,7 @@ uint64_t OwnWalk::left_and_failed() { return g_left_failed.load(std::memory_orde
 void OwnWalk::note_left_walk(int32_t frame_count) {
     if (frame_count <= 0) g_left_failed.fetch_add(1, std::memory_order_relaxed);
 }
+void OwnWalk::note_left_stack_rejected() { g_left_failed.fetch_add(1, std::memory_order_relaxed); }
 
 int32_t OwnWalk::walk(const ThreadSlotView& thread, void* ucontext, RequestSlot* slot, int32_t max, bool* truncated,
                       OwnWalkOutcome* outcome) {

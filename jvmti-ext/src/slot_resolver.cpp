@@ -115,6 +115,11 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
             }
             end_at_virtual_thread_entry(slot, virtual_thread != 0);
             truncated = slot.truncated;
+            if (slot.kind == RequestKind::kWalked && !ends_where_the_thread_does(slot, event.thread_id)) {
+                slot.frame_count = kWalkNotWalkableJava;
+                own_failure = "other-bottom-frame";
+                OwnWalk::note_left_stack_rejected();
+            }
             if (slot.frame_count > 0) {
                 if (!slot.own_walk) type_walked_frames(slot);
                 event.stack_trace_id =
@@ -155,14 +160,28 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
     return event;
 }
 
+bool SlotResolver::ends_where_the_thread_does(const RequestSlot& slot, uint64_t thread_key) {
+    if (agent().options.walker != Walker::kVmStructs || slot.frame_count <= 0 || slot.truncated) return true;
+    const jmethodID bottom = slot.frames[slot.frame_count - 1].method;
+    if (slot.own_walk) {
+        if (bottom_methods_.size() >= kMaxThreadsRemembered) bottom_methods_.clear();
+        bottom_methods_[thread_key] = bottom;
+        return true;
+    }
+    const auto known = bottom_methods_.find(thread_key);
+    return known == bottom_methods_.end() || known->second == bottom;
+}
+
 // walker=vmstructs, log=debug: a line for each request the own walk left to AsyncGetCallTrace or
 // could not make whole, so that a test can attribute each request's stack (or its failure) to
 // the walk that made it; a request without a line was the own walk's, and succeeded.
 void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* own_failure) {
     if (agent().options.walker != Walker::kVmStructs || Log::level() < LogLevel::kDebug) return;
     if (slot.own_walk && captured) return;
-    const char* outcome = slot.own_walk ? own_failure != nullptr ? own_failure : "emptied"
+    // A stack AsyncGetCallTrace walked and the emitter rejected: "<outcome>-then-<why>".
+    std::string outcome = slot.own_walk ? own_failure != nullptr ? own_failure : "emptied"
                                         : own_walk_outcome_name(static_cast<OwnWalkOutcome>(slot.own_outcome));
+    if (!slot.own_walk && own_failure != nullptr) outcome = outcome + "-then-" + own_failure;
     // A walk cut short names the code it stopped at: a compiled method, or the VM code's name; a
     // walk left for want of a last Java frame the native code at the signal (own_stop_pc).
     std::string stopped;
@@ -181,7 +200,7 @@ void SlotResolver::log_walk(const RequestSlot& slot, bool captured, const char* 
                          : OwnWalk::fails_outright(static_cast<OwnWalkOutcome>(slot.own_outcome)) ? "none"
                                                                                                   : "asgct";
     Log::debug("walk: user_data=%lld walker=%s outcome=%s failed=%d%s", static_cast<long long>(slot.event.user_data),
-               walker, outcome, captured ? 0 : 1, stopped.c_str());
+               walker, outcome.c_str(), captured ? 0 : 1, stopped.c_str());
 }
 
 }  // namespace stackreq

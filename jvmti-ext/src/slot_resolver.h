@@ -50,6 +50,16 @@ private:
     // or unmounted, whose thread is unknown: it yields no frames (the event fails).
     static void end_at_virtual_thread_entry(RequestSlot& slot, bool mounted);
     bool append_frames_at_safepoint(jobject thread, bool* truncated);
+    // walker=vmstructs, a walked request's whole (not truncated) stack: an own walk's bottom frame
+    // is remembered for its thread; a stack AsyncGetCallTrace walked for a request the own walk
+    // left to it must end with the bottom frame the thread's last whole own walk ended with (a
+    // thread's first Java frame does not change, a virtual thread's stack ends at its entry),
+    // else false: AsyncGetCallTrace ends its walk silently at a sender it cannot walk and returns
+    // the frames so far as a whole stack (the oracle found a one-frame stack of a method deep in
+    // a class loader's call). True when the thread has no whole own walk yet. A thread that calls
+    // into Java from native code more than once (a native thread attached to the VM) may have
+    // such stacks fail: a failed event, never a wrong one.
+    bool ends_where_the_thread_does(const RequestSlot& slot, uint64_t thread_key);
     // walker=vmstructs, log=debug: names the walk of a request that was not an own walk's success.
     void log_walk(const RequestSlot& slot, bool captured, const char* own_failure);
 
@@ -62,6 +72,10 @@ private:
     std::vector<jvmtiFrameInfo> frame_buffer_;
     std::vector<StackFrameEntry> frames_;
     std::vector<CallFrame> own_frames_;  // scratch for build_java_frames
+    // Thread key -> the bottom frame's method of its last whole own walk; forgotten all at once
+    // when it holds kMaxThreadsRemembered threads (the ended ones are never removed one by one).
+    std::unordered_map<uint64_t, jmethodID> bottom_methods_;
+    static constexpr size_t kMaxThreadsRemembered = 4096;
 };
 
 }  // namespace stackreq

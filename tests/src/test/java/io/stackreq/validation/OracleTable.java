@@ -52,16 +52,19 @@ public final class OracleTable {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] by walk: ").append(tally.byWalk).append('\n');
             }
-            tally.failedAt.entrySet().stream()
-                    .sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(40)
-                    .forEach(e -> out.append(result.jdk()).append(' ').append(workload).append(" [")
-                            .append(layer.label).append("] failed at: ").append(e.getValue()).append(' ')
-                            .append(e.getKey()).append('\n'));
+            appendTop(out, result.jdk() + " " + workload + " [" + layer.label + "] failed at: ", tally.failedAt);
+            appendTop(out, result.jdk() + " " + workload + " [" + layer.label + "] left to AsyncGetCallTrace at: ",
+                    tally.leftToAsgctAt);
             for (String example : tally.frameTypes.examples) {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] wrong frame type: ").append(example).append('\n');
             }
         }));
         return out.toString();
+    }
+
+    private static void appendTop(StringBuilder out, String prefix, Map<String, Integer> counts) {
+        counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(40)
+                .forEach(e -> out.append(prefix).append(e.getValue()).append(' ').append(e.getKey()).append('\n'));
     }
 }

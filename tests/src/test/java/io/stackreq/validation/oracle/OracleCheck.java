@@ -138,6 +138,11 @@ public final class OracleCheck {
          * cut-short | compiled Foo.bar +1234 of 5688"), for finding where walks fail.
          */
         public final Map<String, Integer> failedAt = new TreeMap<>();
+        /**
+         * Layer (c), walker=vmstructs: the requests the own walk left to AsyncGetCallTrace and that
+         * got a stack, keyed as {@link #failedAt}: where the own walk still needs the fallback.
+         */
+        public final Map<String, Integer> leftToAsgctAt = new TreeMap<>();
 
         public int matched() {
             return exact + transition + instrumentation + jitScope;
@@ -272,9 +277,7 @@ public final class OracleCheck {
                 tally.failed++;
                 if (walk != null) {
                     tally.byWalk.merge("failed " + walk, 1, Integer::sum);
-                    tally.failedAt.merge(walk + " | " + compiledCode.describe(snapshot.pc(), snapshot.codeSequence())
-                            .replaceAll("^0x\\p{XDigit}+ ", "") + stoppedIn.getOrDefault(snapshot.id(), ""), 1,
-                            Integer::sum);
+                    tally.failedAt.merge(where(walk, snapshot), 1, Integer::sum);
                     tally.failedWithoutJavaFrames += walk.equals("asgct no-java-frame") ? 1 : 0;
                 }
             } else if (event.getBoolean("biased") != (snapshot.layer() == Layer.BIASED)) {
@@ -283,6 +286,9 @@ public final class OracleCheck {
                 List<Frame> frames = framesOf(event);
                 record(tally, frames, snapshot);
                 frameTypes.check(frames, snapshot, tally.frameTypes);
+                if (ownWalker() && walk != null && walk.startsWith("asgct ")) {
+                    tally.leftToAsgctAt.merge(where(walk, snapshot), 1, Integer::sum);
+                }
             }
             if (walk != null && tally.mismatched > mismatchedBefore) {
                 tally.byWalk.merge("wrong " + walk, 1, Integer::sum);
@@ -292,6 +298,12 @@ public final class OracleCheck {
                 }
             }
         }
+    }
+
+    /** "walk | the code at the signal's PC | where the walk stopped", for the failed-at listings. */
+    private String where(String walk, Snapshot snapshot) {
+        return walk + " | " + compiledCode.describe(snapshot.pc(), snapshot.codeSequence())
+                .replaceAll("^0x\\p{XDigit}+ ", "") + stoppedIn.getOrDefault(snapshot.id(), "");
     }
 
     /** Layer (a): the JVMTI records liboracle.so wrote. */
