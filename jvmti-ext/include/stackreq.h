@@ -123,7 +123,12 @@
  *    outside the exception-dispatch code: the frame there is being built or torn down, which
  *    AsyncGetCallTrace does not see, and the request fails (failed = true); and a request whose
  *    own walk was cut short below some frames fails when AsyncGetCallTrace's stack has no more
- *    frames than those (it stopped where the own walk did, and would look whole);
+ *    frames than those (it stopped where the own walk did, and would look whole). A thread out
+ *    of Java code whose anchor holds no last Java frame, and whose compiled caller the own walk
+ *    cannot find, fails too. A whole stack AsyncGetCallTrace walked fails in the emitter when
+ *    its bottom frame is not the one the thread's last whole own walk ended with (a thread's
+ *    first Java frame does not change; AsyncGetCallTrace can stop silently at a frame it cannot
+ *    walk);
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,
  *    the JVM's metadata). It does not check every read: with the PC at a deoptimization
  *    handler it reads relative to SP unchecked. So stackreq refuses to walk a context whose SP
