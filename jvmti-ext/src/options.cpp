@@ -106,11 +106,14 @@ bool parse_options(const char* text, Options* out, std::string* error) {
             out->events_jar = value;
         } else if (name == "latency") {
             out->latency_path = value;
+        } else if (name == "latency-bare-walk") {
+            ok = ok && (value == "on" || value == "off");
+            if (ok) out->latency_bare_walk = value == "on";
         } else if (name == "stats") {
             ok = ok && parse_duration_ns(value, &out->stats_period_ns);
         } else {
             *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, pending, continuous, "
-                     "native, walker, log, extensions, events-jar, stats, latency)";
+                     "native, walker, log, extensions, events-jar, stats, latency, latency-bare-walk)";
             return false;
         }
         if (!ok) {

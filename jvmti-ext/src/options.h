@@ -31,6 +31,9 @@ struct Options {
     std::string events_jar;       // events-jar=PATH, default: beside libstackreq.so
     int64_t stats_period_ns = 1000000000;  // stats=DURATION: statistics event period
     std::string latency_path;     // latency=PATH: record request latencies, JSON at exit
+    // latency-bare-walk=off: with latency= and walker=vmstructs, no bare AsyncGetCallTrace walk is
+    // timed beside the requests (a benchmark of the overhead must not pay for one per request).
+    bool latency_bare_walk = true;
     Walker walker = Walker::kVmStructs;
 };
 

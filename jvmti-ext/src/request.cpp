@@ -271,11 +271,12 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     return JVMTI_ERROR_NONE;
 }
 
-// latency= with walker=vmstructs and a ucontext: every other request is timed after a bare
-// AsyncGetCallTrace walk from the same context, timed first (RequestLatency). The turn is taken
-// and the thread found for that walk before the request's clock starts.
+// latency= with walker=vmstructs and a ucontext (unless latency-bare-walk=off): every other request
+// is timed after a bare AsyncGetCallTrace walk from the same context, timed first (RequestLatency).
+// The turn is taken and the thread found for that walk before the request's clock starts.
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
-    if (!state.measure_latency || state.options.walker != Walker::kVmStructs || ucontext == nullptr) {
+    if (!state.measure_latency || state.options.walker != Walker::kVmStructs || ucontext == nullptr ||
+        !state.options.latency_bare_walk) {
         return request_current_thread(state, ucontext, user_data, LatencyTurn::kAlone);
     }
     if (g_latency_turns.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {

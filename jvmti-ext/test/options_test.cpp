@@ -42,6 +42,10 @@ int main() {
     CHECK(parses("walker=vmstructs", &o, &error) && o.walker == Walker::kVmStructs);
     CHECK(parses("walker=asgct", &o, &error) && o.walker == Walker::kAsyncGetCallTrace);
     CHECK(!parses("walker=own", &o, &error) && error.find("'walker=own'") != std::string::npos);
+    CHECK(parses("", &o, &error) && o.latency_bare_walk);
+    CHECK(parses("latency=/tmp/l.json,latency-bare-walk=off", &o, &error) && !o.latency_bare_walk &&
+          o.latency_path == "/tmp/l.json");
+    CHECK(!parses("latency-bare-walk=no", &o, &error) && error.find("'latency-bare-walk=no'") != std::string::npos);
 
     CHECK(!parses("bogus=1", &o, &error) && error.find("'bogus'") != std::string::npos);
     CHECK(!parses("ring=0", &o, &error) && error.find("'ring=0'") != std::string::npos);

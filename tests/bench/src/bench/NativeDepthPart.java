@@ -59,7 +59,7 @@ final class NativeDepthPart {
         List<String> args = new ArrayList<>(List.of("-Xms256m", "-Xmx256m"));
         if (c.id.startsWith("stackreq")) {
             args.add("-agentpath:" + bench.lib("libstackreq.so") + "=native=" + c.id.substring("stackreq-".length())
-                    + ",latency=" + dir.resolve("latency.json"));
+                    + ",latency=" + dir.resolve("latency.json") + ",latency-bare-walk=off");
             args.add("-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=1ms,out="
                     + dir.resolve("samples.jsonl"));
             args.add("-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings="
