@@ -54,34 +54,41 @@ void MethodTable::add(const jmethodID* methods, int32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (int32_t i = 0; i < count; i++) {
         const uintptr_t method = method_of(methods[i]);
-        if (method != 0) ids_[method] = methods[i];
+        if (method == 0) continue;
+        ids_[method] = methods[i];
+        // A Method* of a class unloaded since, reused by this one.
+        bytecodes_.erase(method);
     }
 }
 
 bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_t* bci, bool* known) const {
     *known = false;
     if (!ready_) return false;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        auto found = ids_.find(method);
-        if (found == ids_.end()) return false;
-        *id = found->second;
-    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = ids_.find(method);
+    if (found == ids_.end()) return false;
+    *id = found->second;
     *known = true;
-    if (method_of(*id) != method) {
+    if (!holds(*id, method)) {
         // Its class was unloaded after the walk recorded the frame (the jmethodID no longer holds
         // the Method*, whose memory may be reused): the frame stays, as an unknown method, as
         // AsyncGetCallTrace's frames of unloaded classes do.
+        bytecodes_.erase(method);
         *id = nullptr;
         *bci = 0;
         return true;
     }
-    uintptr_t const_method = 0;
-    uint16_t code_size = 0;
-    if (!read_at(method + const_method_, &const_method) || const_method == 0 ||
-        !read_at(const_method + code_size_, &code_size)) {
-        return false;
+    auto cached = bytecodes_.find(method);
+    if (cached == bytecodes_.end()) {
+        Bytecodes read{};
+        if (!read_at(method + const_method_, &read.const_method) || read.const_method == 0 ||
+            !read_at(read.const_method + code_size_, &read.code_size)) {
+            return false;
+        }
+        cached = bytecodes_.emplace(method, read).first;
     }
+    const uintptr_t const_method = cached->second.const_method;
+    const uint16_t code_size = cached->second.code_size;
     // A native method has no bytecodes, whatever its frame's bcp slot holds: the interpreter
     // leaves 0 there but saves its bcp register into it when the first call binds the native.
     if (code_size == 0) {

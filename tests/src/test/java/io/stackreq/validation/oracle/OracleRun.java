@@ -74,11 +74,7 @@ public final class OracleRun {
             double seconds) {
         Path agentJar = OracleAgentJar.build(dir.resolve("oracle-agent.jar"));
         Path runDir = dir.resolve("oracle-" + jdk.feature() + "-attached").toAbsolutePath();
-        try {
-            Files.createDirectories(runDir);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        prepareRunDirectory(runDir);
         Path ready = runDir.resolve("ready");
         JvmRun run = JvmRun.on(jdk, runDir).name("oracle").withoutStackreq().withoutRequester()
                 .flags("-javaagent:" + agentJar + "=" + runDir.resolve("methods.txt"),
@@ -177,6 +173,19 @@ public final class OracleRun {
         return dir.resolve("stackreq.log");
     }
 
+    /**
+     * The agent appends to its log=debug file: a log left by an earlier run in the same directory
+     * would name that run's walks under the same user data (request ids restart with each run).
+     */
+    private static void prepareRunDirectory(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Files.deleteIfExists(agentLog(dir));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static String summary(JvmRun.Result result) {
         Matcher m = SUMMARY.matcher(result.stdout());
         if (!m.find()) {
@@ -190,11 +199,7 @@ public final class OracleRun {
 
     private static String runOne(Jdk jdk, Path dir, String layers, Path agentJar, List<String> workloads,
             double seconds) {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        prepareRunDirectory(dir);
         Path oracle = JvmRun.requesterLibrary().resolveSibling("liboracle.so").toAbsolutePath();
         JvmRun run = JvmRun.on(jdk, dir).name("oracle").withoutRequester()
                 .stackreqOptions("depth=1024,ring=1024" + walkerOption(dir))
