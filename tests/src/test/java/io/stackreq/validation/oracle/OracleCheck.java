@@ -265,12 +265,13 @@ public final class OracleCheck {
             int mismatchedBefore = tally.mismatched;
             int examplesBefore = tally.examples.size();
             if (snapshot.rc() != 0) {
+                boolean threadEnded = snapshot.rc() == THREAD_NOT_ALIVE;
                 tally.failed++;
                 tally.refused++;
-                tally.refusedThreadEnded += snapshot.rc() == THREAD_NOT_ALIVE ? 1 : 0;
+                tally.refusedThreadEnded += threadEnded ? 1 : 0;
                 walk = "refused rc=" + snapshot.rc();
                 tally.byWalk.merge("failed " + walk, 1, Integer::sum);
-                tally.failedWithoutJavaFrames += snapshot.rc() == THREAD_NOT_ALIVE && ownWalker() ? 1 : 0;
+                tally.failedWithoutJavaFrames += threadEnded && ownWalker() ? 1 : 0;
             } else if (event == null) {
                 tally.mismatch("no event for accepted request " + snapshot.id());
             } else if (event.getBoolean("failed")) {
