@@ -170,7 +170,8 @@ void start_sampling(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
     info.period = g_options.period;
     info.period_is_time = g_options.period_is_time;
     info.pid = int(getpid());
-    if (!g_writer.start(info, Sampler::pop, g_options.signal, &error)) {
+    if (!g_writer.start(info, Sampler::pop, Sampler::wait_for_samples, Sampler::wake_writer, g_options.signal,
+                        &error)) {
         Sampler::stop();
         log_error("not profiling: %s", error.c_str());
         g_writer.abandon();

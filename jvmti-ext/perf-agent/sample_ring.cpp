@@ -21,7 +21,8 @@ bool SampleRing::init(size_t capacity) {
     return true;
 }
 
-bool SampleRing::push(const Sample& sample) {
+bool SampleRing::push(const Sample& sample, bool* quarter_filled) {
+    *quarter_filled = false;
     uint64_t position = tail_.load(std::memory_order_relaxed);
     while (true) {
         Cell& cell = cells_[position & mask_];
@@ -31,6 +32,8 @@ bool SampleRing::push(const Sample& sample) {
             if (tail_.compare_exchange_weak(position, position + 1, std::memory_order_relaxed)) {
                 cell.sample = sample;
                 cell.sequence.store(position + 1, std::memory_order_release);
+                const uint64_t quarter = (mask_ + 1) / 4;
+                *quarter_filled = quarter > 0 && (position + 1) % quarter == 0;
                 return true;
             }
         } else if (difference < 0) {

@@ -32,8 +32,10 @@ public:
     bool ready() const { return cells_ != nullptr; }
     size_t capacity() const { return mask_ + 1; }
 
-    // Async-signal-safe. False when the ring is full.
-    bool push(const Sample& sample);
+    // Async-signal-safe. False when the ring is full. *quarter_filled: this sample filled another
+    // quarter of the ring (one push in capacity / 4; never for a ring under four cells), the moment
+    // to wake the consumer.
+    bool push(const Sample& sample, bool* quarter_filled);
     // Single consumer. False when empty, or when the oldest claimed cell is not published
     // yet (its producer was interrupted mid-copy): it is returned by a later pop.
     bool pop(Sample* out);

@@ -1,6 +1,7 @@
 #include "sampler.h"
 
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,7 +32,12 @@ std::atomic<int64_t> g_sequence{0};
 struct sigaction g_previous[_NSIG];
 bool g_installed[_NSIG];
 
-std::atomic<uint64_t> g_samples{0}, g_lost{0}, g_read_errors{0}, g_rearm_errors{0}, g_foreign{0}, g_armed{0};
+std::atomic<uint64_t> g_samples{0}, g_lost{0}, g_read_errors{0}, g_rearm_errors{0}, g_foreign{0}, g_armed{0},
+    g_quarters{0};
+// Posted by a handler whose sample fills another quarter of the ring (sem_post is async-signal-safe),
+// and to stop the writer; the writer waits on it between drains.
+sem_t g_samples_ready;
+bool g_samples_ready_made = false;  // under g_lock
 
 int64_t monotonic_ns() {
     timespec now;
@@ -76,8 +82,13 @@ bool take_sample(siginfo_t* info, void* context) {
     }
     sample.user_data = g_sequence.fetch_add(1, std::memory_order_relaxed) + 1;
     sample.error = g_config.request(g_config.env, nullptr, g_config.biased ? nullptr : context, sample.user_data);
-    if (g_ring.push(sample)) {
+    bool quarter_filled = false;
+    if (g_ring.push(sample, &quarter_filled)) {
         g_samples.fetch_add(1, std::memory_order_relaxed);
+        if (quarter_filled) {
+            g_quarters.fetch_add(1, std::memory_order_relaxed);
+            sem_post(&g_samples_ready);
+        }
     } else {
         g_lost.fetch_add(1, std::memory_order_relaxed);
     }
@@ -215,7 +226,7 @@ bool Sampler::start(const SamplerConfig& config, std::string* error) {
     // A restart (start, stop, start again in a running JVM) reuses the ring and the table but
     // counts anew.
     for (std::atomic<uint64_t>* counter :
-         {&g_samples, &g_lost, &g_read_errors, &g_rearm_errors, &g_foreign, &g_armed}) {
+         {&g_samples, &g_lost, &g_read_errors, &g_rearm_errors, &g_foreign, &g_armed, &g_quarters}) {
         counter->store(0);
     }
     for (int i = 0; i < config.event_count; i++) g_events[i] = config.events[i];
@@ -227,6 +238,13 @@ bool Sampler::start(const SamplerConfig& config, std::string* error) {
     if (!g_threads.ready() && !g_threads.init(config.max_threads)) {
         *error = "cannot allocate the thread table";
         return false;
+    }
+    if (!g_samples_ready_made) {
+        if (sem_init(&g_samples_ready, 0, 0) != 0) {
+            *error = std::string("cannot create the writer's semaphore: ") + strerror(errno);
+            return false;
+        }
+        g_samples_ready_made = true;
     }
     if (!g_installed[config.signal]) {
         struct sigaction action;
@@ -322,6 +340,24 @@ bool Sampler::running() { return g_running.load(); }
 
 bool Sampler::pop(Sample* out) { return g_ring.ready() && g_ring.pop(out); }
 
+void Sampler::wait_for_samples(int64_t timeout_ns) {
+    if (!g_samples_ready_made) return;
+    timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += time_t(timeout_ns / 1000000000);
+    deadline.tv_nsec += long(timeout_ns % 1000000000);
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+    while (sem_clockwait(&g_samples_ready, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
+    }
+}
+
+void Sampler::wake_writer() {
+    if (g_samples_ready_made) sem_post(&g_samples_ready);
+}
+
 SamplerStats Sampler::stats() {
     SamplerStats stats;
     stats.samples = g_samples.load();
@@ -330,6 +366,7 @@ SamplerStats Sampler::stats() {
     stats.rearm_errors = g_rearm_errors.load();
     stats.foreign = g_foreign.load();
     stats.armed_threads = g_armed.load();
+    stats.quarters_filled = g_quarters.load();
     return stats;
 }
 

@@ -39,6 +39,7 @@ struct SamplerStats {
     uint64_t rearm_errors;  // PERF_EVENT_IOC_REFRESH failed: that thread stops sampling
     uint64_t foreign;       // signals not ours, or queued before their thread was disarmed
     uint64_t armed_threads; // threads armed so far
+    uint64_t quarters_filled; // samples that filled another quarter of the ring (and woke the writer)
 };
 
 // Opens the group (or a CPU timer) on the calling thread without a signal and closes it:
@@ -70,6 +71,10 @@ public:
     static bool running();
     // Writer thread only.
     static bool pop(Sample* out);
+    // Writer thread: returns when a sample fills another quarter of the ring, wake_writer() is
+    // called, or timeout_ns has passed (at once when the sampler never started).
+    static void wait_for_samples(int64_t timeout_ns);
+    static void wake_writer();
     static SamplerStats stats();
     static const SamplerConfig& config();
 };

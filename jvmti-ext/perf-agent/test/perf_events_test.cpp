@@ -364,11 +364,14 @@ void test_ring() {
     CHECK(ring.capacity() == 8);
     Sample sample;
     memset(&sample, 0, sizeof(sample));
+    bool quarter = false;
     for (int i = 0; i < 8; i++) {
         sample.user_data = i;
-        CHECK(ring.push(sample));
+        CHECK(ring.push(sample, &quarter));
+        CHECK(quarter == (i % 2 == 1));  // a quarter of 8 cells is 2
     }
-    CHECK(!ring.push(sample));  // full: the caller counts it lost
+    CHECK(!ring.push(sample, &quarter));  // full: the caller counts it lost
+    CHECK(!quarter);
     Sample out;
     for (int round = 0; round < 3; round++) {  // wraps around the cells several times
         for (int i = 0; i < 8; i++) {
@@ -378,9 +381,14 @@ void test_ring() {
         CHECK(!ring.pop(&out));
         for (int i = 0; i < 8; i++) {
             sample.user_data = (round + 1) * 8 + i;
-            CHECK(ring.push(sample));
+            CHECK(ring.push(sample, &quarter));
+            CHECK(quarter == (i % 2 == 1));
         }
     }
+    SampleRing tiny;  // under four cells: no quarter to wake anyone for
+    CHECK(tiny.init(2));
+    CHECK(tiny.push(sample, &quarter) && !quarter);
+    CHECK(tiny.push(sample, &quarter) && !quarter);
 }
 
 void test_thread_table() {
@@ -564,6 +572,9 @@ void test_perf_signals() {
     config.signal = SIGPROF;
     config.env = kFakeEnv;
     config.request = fake_request;
+    // Small enough that the handlers fill quarters of it (and post the writer's semaphore), large
+    // enough that the samples fit without the writer draining.
+    config.ring_capacity = 512;
     CHECK(Sampler::start(config, &error));
 
     // A SIGPROF that is not a counter overflow goes to the handler that was there before.
@@ -580,7 +591,7 @@ void test_perf_signals() {
     info.count = 2;
     info.period = config.period;
     info.pid = getpid();
-    CHECK(writer.start(info, recording_pop, SIGPROF, &error));
+    CHECK(writer.start(info, recording_pop, Sampler::wait_for_samples, Sampler::wake_writer, SIGPROF, &error));
 
     std::vector<pid_t> tids;
     g_requests.store(0);
@@ -592,6 +603,7 @@ void test_perf_signals() {
     CHECK(g_bad_requests.load() == 0);
     CHECK(stats.lost == 0 && stats.read_errors == 0 && stats.rearm_errors == 0);
     CHECK(stats.samples == uint64_t(g_requests.load()));
+    CHECK(stats.quarters_filled == stats.samples / 128);  // one handler a quarter woke the writer
     CHECK(g_popped.size() == stats.samples && writer.written() == stats.samples);
     uint64_t page_faults = 0, wrong_phase = 0, min_delta = UINT64_MAX, max_delta = 0;
     std::vector<uint64_t> leader_deltas;
