@@ -341,7 +341,11 @@ bool Sampler::running() { return g_running.load(); }
 bool Sampler::pop(Sample* out) { return g_ring.ready() && g_ring.pop(out); }
 
 void Sampler::wait_for_samples(int64_t timeout_ns) {
-    if (!g_samples_ready_made) return;
+    if (!g_samples_ready_made) {
+        timespec pause{time_t(timeout_ns / 1000000000), long(timeout_ns % 1000000000)};
+        nanosleep(&pause, nullptr);
+        return;
+    }
     timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += time_t(timeout_ns / 1000000000);

@@ -72,7 +72,7 @@ public:
     // Writer thread only.
     static bool pop(Sample* out);
     // Writer thread: returns when a sample fills another quarter of the ring, wake_writer() is
-    // called, or timeout_ns has passed (at once when the sampler never started).
+    // called, or timeout_ns has passed (after timeout_ns when the sampler never started).
     static void wait_for_samples(int64_t timeout_ns);
     static void wake_writer();
     static SamplerStats stats();
