@@ -33,10 +33,10 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 // How long the emitter sleeps when nothing wakes it; a request that fills another quarter of the
 // ring (RequestRing::publish) and a biased request for another thread wake it at once. Each
-// wake-up costs a context switch and the settings poll's upcall (docs/performance.md: at a 10 ms
-// period, about 40% of the emitter's CPU at 1,000 requests a second). The settings poll, the
+// wake-up costs a context switch (docs/performance.md: at a 10 ms period, with the settings poll's
+// upcall, about 40% of the emitter's CPU at 1,000 requests a second). The settings poll, the
 // unwind tables of libraries loaded later and the pending limit follow this period.
-constexpr int64_t kWakeupPeriodNanos = 50 * 1000000;
+constexpr int64_t kWakeupPeriodNanos = 100 * 1000000;
 
 struct EmitterState {
     // mutex guards the store and the state below; it is held to drain and to collect a chunk's
@@ -279,7 +279,7 @@ void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
         }
         // JFR calls back into the emitter (chunk_finished) from this thread: no lock held.
         if (new_chunk) ChunkHook::request_new_chunk(jni);
-        SettingsPoll::poll_if_due(jni);  // no lock held either: it calls back into the agent
+        SettingsPoll::poll(jni);  // no lock held either: it may call back into the agent
     }
 }
 

@@ -32,7 +32,11 @@ void JNICALL set_throttle(JNIEnv*, jclass, jlong limit, jlong window_nanos) {
 
 void JNICALL set_event_type_id(JNIEnv*, jclass, jlong id) { Emitter::set_event_type_id(static_cast<uint64_t>(id)); }
 
-void JNICALL start_settings_poll(JNIEnv* jni, jclass) { SettingsPoll::start(jni); }
+void JNICALL start_settings_poll(JNIEnv* jni, jclass, jobject event_type) { SettingsPoll::start(jni, event_type); }
+
+void JNICALL set_memory_recording_running(JNIEnv*, jclass, jboolean running) {
+    SettingsPoll::set_memory_recording_running(running == JNI_TRUE);
+}
 
 void JNICALL recording_started(JNIEnv*, jclass, jlong id) { Emitter::recording_started(id); }
 
@@ -65,7 +69,10 @@ const JNINativeMethod kNatives[] = {
     {const_cast<char*>("setEventEnabled"), const_cast<char*>("(Z)V"), reinterpret_cast<void*>(set_event_enabled)},
     {const_cast<char*>("setThrottle"), const_cast<char*>("(JJ)V"), reinterpret_cast<void*>(set_throttle)},
     {const_cast<char*>("setEventTypeId"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(set_event_type_id)},
-    {const_cast<char*>("startSettingsPoll"), const_cast<char*>("()V"), reinterpret_cast<void*>(start_settings_poll)},
+    {const_cast<char*>("startSettingsPoll"), const_cast<char*>("(Ljdk/jfr/EventType;)V"),
+     reinterpret_cast<void*>(start_settings_poll)},
+    {const_cast<char*>("setMemoryRecordingRunning"), const_cast<char*>("(Z)V"),
+     reinterpret_cast<void*>(set_memory_recording_running)},
     {const_cast<char*>("recordingStarted"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(recording_started)},
     {const_cast<char*>("recordingStopped"), const_cast<char*>("(JLjava/lang/String;)Ljava/lang/String;"),
      reinterpret_cast<void*>(recording_stopped)},

@@ -2,7 +2,7 @@
 // unwinder sees it from a signal handler: each executable segment's address range and the
 // object's call-frame rows (eh_frame.h). Everything is built in normal context: at agent load
 // and then whenever the dynamic loader's counters of loaded and unloaded objects changed
-// (refresh(), called by the emitter at each wake-up, i.e. within about 50 ms of a dlopen).
+// (refresh(), called by the emitter at each wake-up, i.e. within about 100 ms of a dlopen).
 // Until then a new object's code is unknown to the unwinder, which stops there as it does at
 // Java code. Published snapshots and row tables are never freed (a handler may be reading one):
 // memory grows with the objects a process ever loads, not with time.

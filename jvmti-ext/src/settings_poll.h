@@ -1,9 +1,13 @@
 // The JFR settings poll, run by the emitter thread: JFR applies Recording.enable/disable, a
-// second recording's settings and `jcmd JFR.configure` without telling listeners, so
-// io.stackreq.jfr.internal.Bootstrap.pollSettings() compares the event's settings with the request
-// gate; the emitter calls it when it wakes (every 50 ms, sooner under many requests), at most
-// every 10 ms. The poll has no thread of its own: on a 2-vCPU VM the wake-ups of a Java thread
-// sleeping 20 ms cost 0.5-0.7% of a core, more than its work.
+// second recording's settings and `jcmd JFR.configure` without telling listeners, and a custom
+// SettingControl (the throttle's) is not called when its value stays the same, so nothing pushes
+// such a change of the event's `enabled` state to the agent. The emitter checks it at each
+// wake-up (every 100 ms, sooner under many requests) by reading the flag JFR itself keeps,
+// jdk.jfr.internal.PlatformEventType.enabled, through JNI: no Java code runs unless the flag
+// disagrees with the request gate or changed, or an in-memory recording runs (its destination
+// must be noted); then io.stackreq.jfr.internal.Bootstrap.pollSettings() decides. Where that field
+// is missing, one line says so and the emitter calls pollSettings() at each wake-up, at most every
+// 10 ms (an upcall into interpreted Java code cost about as much as the wake-up itself).
 #pragma once
 
 #include <jni.h>
@@ -12,13 +16,17 @@ namespace stackreq {
 
 class SettingsPoll {
 public:
-    // Called from Java when JFR initializes: from then on the emitter polls. False (with a pending
-    // Java exception cleared and one warning) when Bootstrap.pollSettings() is missing.
-    static bool start(JNIEnv* jni);
+    // Called from Java when JFR initializes, with the event's jdk.jfr.EventType: from then on the
+    // emitter polls. False (with a pending Java exception cleared and one warning) when
+    // Bootstrap.pollSettings() is missing.
+    static bool start(JNIEnv* jni, jobject event_type);
 
-    // On the emitter thread, with no emitter lock held (the poll calls back into the agent):
-    // polls when started and at least 10 ms have passed since the last poll.
-    static void poll_if_due(JNIEnv* jni);
+    // From Java: whether a running recording is in memory (with the chunk hook), so that the poll
+    // calls Java to note its destination.
+    static void set_memory_recording_running(bool running);
+
+    // On the emitter thread, with no emitter lock held (the poll may call back into the agent).
+    static void poll(JNIEnv* jni);
 };
 
 }  // namespace stackreq

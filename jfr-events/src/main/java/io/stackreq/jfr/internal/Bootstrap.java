@@ -102,10 +102,13 @@ public final class Bootstrap {
 
     /**
      * JFR applies {@code Recording.enable/disable}, a second recording's settings and
-     * {@code jcmd JFR.configure} without telling listeners; libstackreq's emitter thread calls this
-     * poll when it wakes, every 50 ms or sooner (it has no thread of its own: a sleeping Java
-     * thread's wake-ups cost more than its work), which brings each change to the request gate. Recordings starting and
-     * stopping reach the gate through the listener, the throttle through {@link ThrottleSetting}.
+     * {@code jcmd JFR.configure} without telling listeners (and calls a custom setting's
+     * {@code setValue} only when its value may change, so {@link ThrottleSetting} cannot carry
+     * them either); libstackreq's emitter thread reads the event's enabled flag when it wakes,
+     * every 100 ms or sooner, and calls this poll only when the flag changed or disagrees with the
+     * request gate, or an in-memory recording runs, which brings each change to the request gate
+     * without running Java code at every wake-up. Recordings starting and stopping reach the gate
+     * through the listener, the throttle through {@link ThrottleSetting}.
      */
     static void pollSettings() {
         try {
@@ -154,7 +157,7 @@ public final class Bootstrap {
             eventType = type;
             NativeBridge.setEventTypeId(type.getId());
             continuous = installChunkHook(recorder);
-            NativeBridge.startSettingsPoll();
+            NativeBridge.startSettingsPoll(type);
             for (Recording recording : recorder.getRecordings()) {
                 if (recording.getState() == RecordingState.RUNNING) {
                     recordingStateChanged(recording);
@@ -166,6 +169,7 @@ public final class Bootstrap {
         @Override
         public void recordingStateChanged(Recording recording) {
             memoryRecordingRunning = anyRunning(running -> !running.isToDisk());
+            NativeBridge.setMemoryRecordingRunning(continuous && memoryRecordingRunning);
             RecordingState state = recording.getState();
             if (state == RecordingState.RUNNING) {
                 NativeBridge.recordingSeen();

@@ -17,8 +17,15 @@ final class NativeBridge {
     /** At most {@code limit} events per {@code windowNanos}; limit 0 = no throttle. */
     static native void setThrottle(long limit, long windowNanos);
 
-    /** JFR has initialized: from now on libstackreq's emitter thread calls {@link Bootstrap#pollSettings()}. */
-    static native void startSettingsPoll();
+    /**
+     * JFR has initialized: from now on libstackreq's emitter thread checks {@code type}'s enabled
+     * state at each wake-up and calls {@link Bootstrap#pollSettings()} when it disagrees with the
+     * request gate or changed.
+     */
+    static native void startSettingsPoll(jdk.jfr.EventType type);
+
+    /** Whether a running recording is in memory (with the chunk hook): the poll then notes destinations. */
+    static native void setMemoryRecordingRunning(boolean running);
 
     /** JFR's type id of the registered event class, used for the type in appended chunks. */
     static native void setEventTypeId(long id);
