@@ -25,7 +25,7 @@ bool MethodTable::init(std::string* error) {
     // Every known Method* must lead to a ConstMethod whose bytecodes are readable.
     std::lock_guard<std::mutex> lock(mutex_);
     int32_t checked = 0;
-    for (const auto& entry : ids_) {
+    for (const auto& entry : methods_) {
         uintptr_t const_method = 0;
         uint16_t code_size = 0;
         if (!read_at(entry.first + const_method_, &const_method) || const_method == 0 ||
@@ -55,9 +55,8 @@ void MethodTable::add(const jmethodID* methods, int32_t count) {
     for (int32_t i = 0; i < count; i++) {
         const uintptr_t method = method_of(methods[i]);
         if (method == 0) continue;
-        ids_[method] = methods[i];
-        // A Method* of a class unloaded since, reused by this one.
-        bytecodes_.erase(method);
+        // A Method* of a class unloaded since may be reused by this one: its bytecodes are read anew.
+        methods_[method] = Entry{methods[i], 0, 0};
     }
 }
 
@@ -65,30 +64,32 @@ bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_
     *known = false;
     if (!ready_) return false;
     std::lock_guard<std::mutex> lock(mutex_);
-    auto found = ids_.find(method);
-    if (found == ids_.end()) return false;
-    *id = found->second;
+    auto found = methods_.find(method);
+    if (found == methods_.end()) return false;
+    Entry& entry = found->second;
+    *id = entry.id;
     *known = true;
     if (!holds(*id, method)) {
         // Its class was unloaded after the walk recorded the frame (the jmethodID no longer holds
         // the Method*, whose memory may be reused): the frame stays, as an unknown method, as
         // AsyncGetCallTrace's frames of unloaded classes do.
-        bytecodes_.erase(method);
+        entry.const_method = 0;
         *id = nullptr;
         *bci = 0;
         return true;
     }
-    auto cached = bytecodes_.find(method);
-    if (cached == bytecodes_.end()) {
-        Bytecodes read{};
-        if (!read_at(method + const_method_, &read.const_method) || read.const_method == 0 ||
-            !read_at(read.const_method + code_size_, &read.code_size)) {
+    if (entry.const_method == 0) {
+        uintptr_t const_method = 0;
+        uint16_t code_size = 0;
+        if (!read_at(method + const_method_, &const_method) || const_method == 0 ||
+            !read_at(const_method + code_size_, &code_size)) {
             return false;
         }
-        cached = bytecodes_.emplace(method, read).first;
+        entry.const_method = const_method;
+        entry.code_size = code_size;
     }
-    const uintptr_t const_method = cached->second.const_method;
-    const uint16_t code_size = cached->second.code_size;
+    const uintptr_t const_method = entry.const_method;
+    const uint16_t code_size = entry.code_size;
     // A native method has no bytecodes, whatever its frame's bcp slot holds: the interpreter
     // leaves 0 there but saves its bcp register into it when the first call binds the native.
     if (code_size == 0) {

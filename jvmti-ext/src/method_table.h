@@ -37,16 +37,17 @@ public:
     static bool holds(jmethodID id, uintptr_t method);
 
 private:
-    // Where a live method's bytecodes are: read once (two reads through the kernel, the emitter's
-    // main cost per interpreted frame when read for each), dropped when the Method* is seen
-    // unloaded or is added again for another method.
-    struct Bytecodes {
-        uintptr_t const_method;
+    // A known method: its jmethodID and, once read (two reads through the kernel, the emitter's
+    // main cost per interpreted frame when read for each), where its bytecodes are; read again
+    // when the Method* is seen unloaded or is added again for another method. One map for both:
+    // the emitter looks each interpreted frame up once, in a table that is cold at each wake-up.
+    struct Entry {
+        jmethodID id;
+        uintptr_t const_method;  // 0 until read
         uint16_t code_size;
     };
     mutable std::mutex mutex_;
-    std::unordered_map<uintptr_t, jmethodID> ids_;
-    mutable std::unordered_map<uintptr_t, Bytecodes> bytecodes_;
+    mutable std::unordered_map<uintptr_t, Entry> methods_;
     bool ready_ = false;
     uint64_t const_method_ = 0;       // Method::_constMethod
     uint64_t code_size_ = 0;          // ConstMethod::_code_size (u2)
