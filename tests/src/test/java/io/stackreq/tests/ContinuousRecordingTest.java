@@ -1,6 +1,7 @@
 package io.stackreq.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -49,6 +50,8 @@ class ContinuousRecordingTest {
 
     @TempDir
     Path dir;
+    /** The last runApp's process: its stderr. */
+    private JvmRun.Result lastRun;
 
     @OnEachJdk
     void dumpsOfARunningRecordingHoldEveryEventRequestedASecondBeforeThem(Jdk jdk) throws Exception {
@@ -142,6 +145,10 @@ class ContinuousRecordingTest {
             }
         }
         System.out.println(jdk + " settings changes reached the request gate after: " + delays);
+        // The emitter reads JFR's own enabled flag of the event (a JDK internal); without it, it
+        // says so in one line and calls Java at each wake-up instead, which must not go unnoticed.
+        assertFalse(lastRun.stderr().contains("PlatformEventType.enabled not found"),
+                () -> "the settings poll fell back to calling Java at each wake-up:\n" + lastRun.stderr());
         Path file = report.path("dump.final");
         Map<Long, Integer> seen = new TreeMap<>();
         for (RecordedEvent event : JfrFile.requests(file)) {
@@ -252,7 +259,7 @@ class ContinuousRecordingTest {
         Path out = dir.resolve(scenario + ".txt");
         List<String> args = new ArrayList<>(List.of("out=" + out, "dir=" + dir, "scenario=" + scenario));
         args.addAll(List.of(extra));
-        JvmRun.on(jdk, dir).name(scenario).stackreqOptions(stackreqOptions)
+        lastRun = JvmRun.on(jdk, dir).name(scenario).stackreqOptions(stackreqOptions)
                 .main(ContinuousApp.class, args.toArray(String[]::new)).timeout(Duration.ofSeconds(180)).run();
         return Report.read(out);
     }
