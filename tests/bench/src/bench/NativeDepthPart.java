@@ -51,6 +51,9 @@ final class NativeDepthPart {
             if (library.equals("fp")) all.add(new Config("ap-fp", "async-profiler event=cpu cstack=fp", library));
             all.add(new Config("ap-dwarf", "async-profiler event=cpu cstack=dwarf", library));
             all.add(new Config("ap-default", "async-profiler event=cpu (default cstack)", library));
+            // async-profiler delivering its samples into a JVM JFR recording with stackreq's settings,
+            // as stackreq delivers its events: both sides then pay for the JVM's recording.
+            all.add(new Config("ap-jfrsync", "async-profiler event=cpu jfrsync (default cstack)", library));
         }
         return all;
     }
@@ -71,6 +74,7 @@ final class NativeDepthPart {
             String cstack = switch (c.id) {
                 case "ap-fp" -> ",cstack=fp";
                 case "ap-dwarf" -> ",cstack=dwarf";
+                case "ap-jfrsync" -> ",jfrsync=" + bench.stackreqSettings();
                 default -> "";
             };
             args.add("-agentpath:" + bench.asyncProfiler + "=start,event=cpu,interval=1ms" + cstack + ",file="
@@ -97,6 +101,11 @@ final class NativeDepthPart {
             samples = Recordings.perfSamples(dir.resolve("samples.jsonl"), fromNanos, toNanos)[1];
             whole = Recordings.latency(Files.readString(dir.resolve("latency.json")), "wholeNanos");
             frames = medianOf(Recordings.stackDepths(recording, "jdk.StackTraceRequest"));
+        } else if (c.id.equals("ap-jfrsync")) {
+            // Its samples carry times that are not on the JVM's clock (async-profiler 4.2 with
+            // jfrsync: hours off), so those of the spin cannot be told apart: not counted.
+            samples = -1;
+            frames = medianOf(Recordings.stackDepths(recording, "jdk.ExecutionSample"));
         } else if (c.id.startsWith("ap-")) {
             samples = Recordings.count(recording, "jdk.ExecutionSample", fromMillis, toMillis);
             frames = medianOf(Recordings.stackDepths(recording, "jdk.ExecutionSample"));
@@ -203,7 +212,7 @@ final class NativeDepthPart {
                     if (r.samples > 0) {
                         perSample.add((r.threadCpu - r.units / baseWorkPerCpu) * 1e9 / r.samples);
                     }
-                    rate.add(r.samples / r.seconds);
+                    if (r.samples >= 0) rate.add(r.samples / r.seconds);
                 }
                 bench.emit("| " + library + " | " + depth + " | " + c.label + " | " + Stats.f0(medianFrames(these))
                         + " | " + Stats.f0(Stats.median(rate)) + " | " + Stats.ratio(work) + " | "
@@ -216,6 +225,44 @@ final class NativeDepthPart {
                 + " | | |");
         bench.emit("");
         printThreadBreakdown(jdk, configs, runs);
+        printAgainstAsyncProfiler(jdk, runs);
+    }
+
+    /**
+     * Issue 13's cost target: stackreq native=on's process CPU per unit of work against
+     * async-profiler's default cstack, pair by pair (same library, depth and repetition, so runs
+     * taken minutes apart are not compared), in points of the process's CPU without a profiler.
+     */
+    private void printAgainstAsyncProfiler(Jvm jdk, Map<String, List<Run>> runs) {
+        bench.emit("stackreq native=on against async-profiler's default cstack, " + jdk.label() + ": process CPU per "
+                + "unit of work, per pair of runs of the same library, depth and repetition, in points of the "
+                + "process's CPU per unit without a profiler (negative: stackreq cheaper); median (quartiles), and "
+                + "the pairs where stackreq was no higher. With jfrsync, async-profiler also runs the JVM's JFR "
+                + "recording with stackreq's settings, the recording stackreq's events go to.");
+        bench.emit("");
+        tableHeader("against", "native=on − async-profiler", "pairs at or below");
+        for (String id : List.of("ap-default", "ap-jfrsync")) {
+            List<Double> differences = new ArrayList<>();
+            forEachLibraryAndDepth((library, depth) -> {
+                List<Run> none = runs.get(key(library, depth, "none"));
+                List<Run> on = runs.get(key(library, depth, "stackreq-on"));
+                List<Run> ap = runs.get(key(library, depth, id));
+                for (int i = 0; i < Math.min(none.size(), Math.min(on.size(), ap.size())); i++) {
+                    double base = none.get(i).cpu / none.get(i).units;
+                    differences.add(100 * (on.get(i).cpu / on.get(i).units - ap.get(i).cpu / ap.get(i).units) / base);
+                }
+            });
+            Collections.sort(differences);
+            int n = differences.size();
+            long atOrBelow = differences.stream().filter(d -> d <= 0).count();
+            String quartiles = n < 4 ? "" : String.format(Locale.ROOT, " (%+.2f … %+.2f)", differences.get(n / 4),
+                    differences.get((3 * n) / 4));
+            String label = id.equals("ap-default") ? "async-profiler event=cpu (default cstack)"
+                    : "async-profiler event=cpu jfrsync (default cstack)";
+            bench.emit("| " + label + " | " + String.format(Locale.ROOT, "%+.2f", Stats.median(differences))
+                    + quartiles + " | " + atOrBelow + " of " + n + " |");
+        }
+        bench.emit("");
     }
 
     /**
