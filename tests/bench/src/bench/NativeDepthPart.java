@@ -18,9 +18,9 @@ import java.util.function.Predicate;
  * The cost of native=on by native depth, side by side with async-profiler 4.2: NativeDepthSpin
  * spins in C at 5, 20 and 50 native frames (its library built with frame pointers, and without),
  * sampled at 1 ms of CPU by stackreq (perf agent, native=off and native=on) and by async-profiler
- * (event=cpu with cstack=fp, cstack=dwarf and its default). Every repetition runs every
- * configuration once, in an order rotated per repetition, so a configuration's ratio to "none"
- * pairs runs taken close together. Two measures: stackreq's request latency (its latency=
+ * (event=cpu with cstack=fp, cstack=dwarf, its default, and its default with jfrsync). Every
+ * repetition runs every configuration once, in an order rotated per repetition and reversed every
+ * other one, so a configuration's ratio to "none" pairs runs taken close together. Two measures: stackreq's request latency (its latency=
  * histograms; async-profiler has none), and what every profiler can be measured by: the work the
  * spinning thread does per second of its CPU (a signal handler runs on that thread) and the CPU of
  * the whole process per unit of work (the profiler's other threads too).
@@ -142,7 +142,11 @@ final class NativeDepthPart {
             for (int rep = 0; rep < bench.reps; rep++) {
                 for (int depth : DEPTHS) {
                     for (int k = 0; k < configs.size(); k++) {
-                        Config c = configs.get((k + rep) % configs.size());
+                        // Rotated, and reversed every other repetition: no configuration always runs
+                        // right after the same other one (a run's files are still being written back
+                        // by the kernel while the next one spins).
+                        int at = (k + rep) % configs.size();
+                        Config c = configs.get(rep % 2 == 0 ? at : configs.size() - 1 - at);
                         Bench.progress(String.format("native-depth %s %s depth %d %s rep %d (%d/%d)", jdk.label(),
                                 c.library, depth, c.id, rep + 1, ++done, total));
                         runs.computeIfAbsent(key(c.library, depth, c.id), x -> new ArrayList<>())
@@ -167,7 +171,7 @@ final class NativeDepthPart {
         bench.emit("");
         bench.emit("NativeDepthSpin: C recursion of 5, 20 or 50 frames spinning at its deepest frame (library built "
                 + "with frame pointers, `fp`, and without, `nofp`), sampled every 1 ms of CPU; " + bench.reps
-                + " repetitions, every configuration once per repetition (order rotated). Each run measures once the JIT "
+                + " repetitions, every configuration once per repetition (order rotated, and reversed every other repetition). Each run measures once the JIT "
                 + "compiler threads have settled (less than 1% of two 0.2 s spins in a row, at most 4 s of spins): the steady "
                 + "state, not the tail of the start-up's compilations.");
         bench.emit("");
