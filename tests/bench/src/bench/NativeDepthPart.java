@@ -20,10 +20,11 @@ import java.util.function.Predicate;
  * sampled at 1 ms of CPU by stackreq (perf agent, native=off and native=on) and by async-profiler
  * (event=cpu with cstack=fp, cstack=dwarf, its default, and its default with jfrsync). Every
  * repetition runs every configuration once, in an order rotated per repetition and reversed every
- * other one, so a configuration's ratio to "none" pairs runs taken close together. Two measures: stackreq's request latency (its latency=
- * histograms; async-profiler has none), and what every profiler can be measured by: the work the
- * spinning thread does per second of its CPU (a signal handler runs on that thread) and the CPU of
- * the whole process per unit of work (the profiler's other threads too).
+ * other one, so a configuration's ratio to "none" pairs runs taken close together. Two measures:
+ * stackreq's request latency (its latency= histograms; async-profiler has none), and what every
+ * profiler can be measured by: the work the spinning thread does per second of its CPU (a signal
+ * handler runs on that thread) and the CPU of the whole process per unit of work (the profiler's
+ * other threads too).
  */
 final class NativeDepthPart {
     private static final int[] DEPTHS = {5, 20, 50};
@@ -33,7 +34,9 @@ final class NativeDepthPart {
 
     /** threadNanos: CPU of the process's threads during the spin, by {@link #threadGroup}. */
     record Run(double units, double threadCpu, double cpu, double seconds, long samples, int medianFrames,
-            long[] whole, Map<String, Long> threadNanos) {}
+            long[] whole, Map<String, Long> threadNanos) {
+        double cpuPerUnit() { return cpu / units; }
+    }
 
     private final Bench bench;
 
@@ -101,13 +104,11 @@ final class NativeDepthPart {
             samples = Recordings.perfSamples(dir.resolve("samples.jsonl"), fromNanos, toNanos)[1];
             whole = Recordings.latency(Files.readString(dir.resolve("latency.json")), "wholeNanos");
             frames = medianOf(Recordings.stackDepths(recording, "jdk.StackTraceRequest"));
-        } else if (c.id.equals("ap-jfrsync")) {
-            // Its samples carry times that are not on the JVM's clock (async-profiler 4.2 with
-            // jfrsync: hours off), so those of the spin cannot be told apart: not counted.
-            samples = -1;
-            frames = medianOf(Recordings.stackDepths(recording, "jdk.ExecutionSample"));
         } else if (c.id.startsWith("ap-")) {
-            samples = Recordings.count(recording, "jdk.ExecutionSample", fromMillis, toMillis);
+            // With jfrsync its samples carry times that are not on the JVM's clock (async-profiler
+            // 4.2: hours off), so those of the spin cannot be told apart: not counted (-1).
+            samples = c.id.equals("ap-jfrsync") ? -1
+                    : Recordings.count(recording, "jdk.ExecutionSample", fromMillis, toMillis);
             frames = medianOf(Recordings.stackDepths(recording, "jdk.ExecutionSample"));
         }
         Map<String, Long> threadNanos = new TreeMap<>();
@@ -212,7 +213,7 @@ final class NativeDepthPart {
                     Run r = these.get(i), base = none.get(i);
                     double baseWorkPerCpu = base.units / base.threadCpu;
                     work.add((r.units / r.threadCpu) / baseWorkPerCpu);
-                    cpu.add((r.cpu / r.units) / (base.cpu / base.units));
+                    cpu.add(r.cpuPerUnit() / base.cpuPerUnit());
                     if (r.samples > 0) {
                         perSample.add((r.threadCpu - r.units / baseWorkPerCpu) * 1e9 / r.samples);
                     }
@@ -229,7 +230,7 @@ final class NativeDepthPart {
                 + " | | |");
         bench.emit("");
         printThreadBreakdown(jdk, configs, runs);
-        printAgainstAsyncProfiler(jdk, runs);
+        printAgainstAsyncProfiler(jdk, configs, runs);
     }
 
     /**
@@ -237,7 +238,7 @@ final class NativeDepthPart {
      * async-profiler's default cstack, pair by pair (same library, depth and repetition, so runs
      * taken minutes apart are not compared), in points of the process's CPU without a profiler.
      */
-    private void printAgainstAsyncProfiler(Jvm jdk, Map<String, List<Run>> runs) {
+    private void printAgainstAsyncProfiler(Jvm jdk, List<Config> configs, Map<String, List<Run>> runs) {
         bench.emit("stackreq native=on against async-profiler's default cstack, " + jdk.label() + ": process CPU per "
                 + "unit of work, per pair of runs of the same library, depth and repetition, in points of the "
                 + "process's CPU per unit without a profiler (negative: stackreq cheaper); median (quartiles), and "
@@ -252,8 +253,7 @@ final class NativeDepthPart {
                 List<Run> on = runs.get(key(library, depth, "stackreq-on"));
                 List<Run> ap = runs.get(key(library, depth, id));
                 for (int i = 0; i < Math.min(none.size(), Math.min(on.size(), ap.size())); i++) {
-                    double base = none.get(i).cpu / none.get(i).units;
-                    differences.add(100 * (on.get(i).cpu / on.get(i).units - ap.get(i).cpu / ap.get(i).units) / base);
+                    differences.add(100 * (on.get(i).cpuPerUnit() - ap.get(i).cpuPerUnit()) / none.get(i).cpuPerUnit());
                 }
             });
             Collections.sort(differences);
@@ -261,8 +261,7 @@ final class NativeDepthPart {
             long atOrBelow = differences.stream().filter(d -> d <= 0).count();
             String quartiles = n < 4 ? "" : String.format(Locale.ROOT, " (%+.2f … %+.2f)", differences.get(n / 4),
                     differences.get((3 * n) / 4));
-            String label = id.equals("ap-default") ? "async-profiler event=cpu (default cstack)"
-                    : "async-profiler event=cpu jfrsync (default cstack)";
+            String label = configs.stream().filter(c -> c.id.equals(id)).findFirst().orElseThrow().label;
             bench.emit("| " + label + " | " + String.format(Locale.ROOT, "%+.2f", Stats.median(differences))
                     + quartiles + " | " + atOrBelow + " of " + n + " |");
         }
