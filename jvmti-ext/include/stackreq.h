@@ -6,6 +6,18 @@
  * RequestStackTrace from a signal handler; a jdk.StackTraceRequest event carrying the stack
  * trace of that moment and the caller's user_data is written to the JFR recording.
  *
+ * Three published forms of the API exist, and stackreq serves each unchanged (README,
+ * "Compatibility"):
+ *  - the JEP draft's text: RequestStackTrace(env, jthread*, ucontext, user_data), with
+ *    EnableRequestStackTrace / DisableRequestStackTrace;
+ *  - openjdk/jdk pull request 31059's current revision: no Enable/Disable (requests work while a
+ *    running recording enables jdk.StackTraceRequest), the thread passed by value (jthread);
+ *  - Datadog's java-profiler (option jvmtistacks): InitializeRequestStackTrace(env) once, then
+ *    RequestStackTrace(env, (jthread)NULL, ucontext, correlation_id) from its signal handlers.
+ * The gate is the event, as in the PR: a request returns NONE whenever a running recording enables
+ * jdk.StackTraceRequest (or the agent option file= is set), whether or not the environment ever
+ * called Enable or Initialize.
+ *
  * Two ways to reach the functions:
  *  1. Portable, no link-time dependency on stackreq (recommended): look the ids
  *     STACKREQ_ID_REQUEST_STACK_TRACE etc. up in jvmtiEnv->GetExtensionFunctions. On a JDK
@@ -40,8 +52,8 @@
  *    gets its native frames as its stack with native=on, failed = true without (as before).
  *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
  *    of a thread attached to the VM: it uses JNI/JVMTI to validate the thread.
- *  - Enable/DisableRequestStackTrace must be called from a normal context (agent load, VMInit,
- *    or any live-phase thread); they are not signal-safe. The last Disable writes out the
+ *  - Initialize/Enable/DisableRequestStackTrace must be called from a normal context (agent
+ *    load, VMInit, or any live-phase thread); they are not signal-safe. Disable writes out the
  *    accepted requests on the calling thread, which must be attached to the VM for that (it
  *    takes the emitter's lock, and biased requests' stacks with JVMTI GetStackTrace).
  *  - stackreq_get_functions and stackreq_find_extension_functions: normal context only.
@@ -157,9 +169,14 @@
  *                                 excludes from recording (its own threads, a RecordingStream's
  *                                 dispatch thread while the stream runs), as the JDK does; so is
  *                                 stackreq's own "stackreq emitter" thread, JFR's writer here.
- *  JVMTI_ERROR_NOT_AVAILABLE      no running recording enables jdk.StackTraceRequest, or no
- *                                 environment has called EnableRequestStackTrace.
- *  JVMTI_ERROR_INVALID_THREAD     thread is not a java.lang.Thread.
+ *  JVMTI_ERROR_NOT_AVAILABLE      no running recording enables jdk.StackTraceRequest (with the
+ *                                 agent option file=: never for this reason), or this environment
+ *                                 called DisableRequestStackTrace and not Enable since. A change
+ *                                 of the recordings' settings (Recording.enable/disable, a
+ *                                 recording starting or stopping, jcmd JFR.configure) holds for
+ *                                 every request made after the call that made it returned.
+ *  JVMTI_ERROR_INVALID_THREAD     thread is not a java.lang.Thread, or neither a JNI reference
+ *                                 nor a readable pointer to one (see the thread argument below).
  *  JVMTI_ERROR_THREAD_NOT_ALIVE   thread was not started or has terminated; or thread == NULL
  *                                 and the calling thread's JVMTI ThreadEnd has run: stackreq's
  *                                 ThreadEnd runs before those of agents whose environment is
@@ -192,6 +209,7 @@ extern "C" {
 #define STACKREQ_ID_REQUEST_STACK_TRACE "com.sun.hotspot.functions.RequestStackTrace"
 #define STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE "com.sun.hotspot.functions.EnableRequestStackTrace"
 #define STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE "com.sun.hotspot.functions.DisableRequestStackTrace"
+#define STACKREQ_ID_INITIALIZE_REQUEST_STACK_TRACE "com.sun.hotspot.functions.InitializeRequestStackTrace"
 
 /*
  * Requests the stack trace of a thread, to be written as a jdk.StackTraceRequest event.
@@ -201,8 +219,17 @@ extern "C" {
  * frames still frozen in the continuation (thawed lazily after a mount) are not walked: the
  * stack then holds the frames above them and is marked truncated.
  *
- * thread:    NULL or a pointer to NULL for the calling thread; else a pointer to a jthread
- *            (normal context only, see above).
+ * thread:    NULL for the calling thread; else the thread, in either form: a jthread by value
+ *            (PR 31059) or a pointer to a variable holding a jthread (the JEP text; a pointer to
+ *            NULL is the calling thread). Normal context only (see above). How the two are told
+ *            apart: the argument is first asked of JNI's GetObjectRefType, which in HotSpot
+ *            recognizes a reference by where it lies (a thread's local reference blocks, the
+ *            global reference storage, a native frame's argument slots) and reads candidate
+ *            storage blocks only with the VM's fault-tolerant SafeFetch, never through the
+ *            argument; a pointer to a C variable is none of those. Only when it is not a
+ *            reference is the word it points to read, with process_vm_readv on the own process
+ *            (which fails instead of faulting), and that word must be NULL or a reference. An
+ *            argument that is neither returns JVMTI_ERROR_INVALID_THREAD.
  * ucontext:  the ucontext_t* a SA_SIGINFO handler received, for the calling thread only.
  *            With it the stack is walked at once (AsyncGetCallTrace): biased = false.
  *            Without it (biased = true) the calling thread's stack is walked at once from the
@@ -236,27 +263,41 @@ typedef jvmtiError (JNICALL *stackreq_RequestStackTrace)(jvmtiEnv* env, jthread*
                                                          void* ucontext, jlong user_data);
 
 /*
- * Declares that this environment wants stack-trace requests to work. Counted per environment:
- * requests return NOT_AVAILABLE until at least one environment has enabled them. Calling it
- * twice from one environment counts once. The first call commits the memory of stackreq's request
- * ring (ring= slots of depth= frames: about 25 MiB with the defaults, part of it committed at load
- * already), so that no request takes a page fault in it; Linux 5.14 or later, else each page is
- * committed at the first request that writes to it. A request takes the slot the emitter freed
- * last: a program whose requests the emitter keeps up with writes to only as many slots as are
- * pending at once.
+ * The same function as the PR 31059 revision declares it, the thread by value; both typedefs
+ * call the same function (see thread above).
+ */
+typedef jvmtiError (JNICALL *stackreq_RequestStackTraceByValue)(jvmtiEnv* env, jthread thread,
+                                                                void* ucontext, jlong user_data);
+
+/*
+ * Prepares what requests need and returns JVMTI_ERROR_NONE (JVMTI_ERROR_INVALID_ENVIRONMENT for a
+ * NULL env); calling it again, from any environment, is harmless. Requests work without it: it
+ * commits the request ring's memory ahead of the first request, as the first Enable does, so
+ * that no request takes a page fault in it (Linux 5.14 or later; ring= slots of depth= frames,
+ * about 25 MiB with the defaults). Datadog's java-profiler calls it once before requesting.
+ */
+typedef jvmtiError (JNICALL *stackreq_InitializeRequestStackTrace)(jvmtiEnv* env);
+
+/*
+ * The JEP text's switch, kept for agents written to it. Requests no longer need it: they work
+ * whenever a running recording enables jdk.StackTraceRequest, as in PR 31059's revision. What it
+ * does now: undoes this environment's DisableRequestStackTrace (if any), and commits the request
+ * ring's memory as InitializeRequestStackTrace does. Returns NONE, also when called again.
  */
 typedef jvmtiError (JNICALL *stackreq_EnableRequestStackTrace)(jvmtiEnv* env);
 
 /*
- * Withdraws this environment's Enable. When the last environment disables, every request
- * accepted so far is written out before this function returns (the emitter flushes), and
- * later requests return NOT_AVAILABLE. Disabling an environment that never enabled returns
- * JVMTI_ERROR_NOT_AVAILABLE.
+ * Closes this environment's requests: until it calls EnableRequestStackTrace, its requests return
+ * JVMTI_ERROR_NOT_AVAILABLE. Other environments are not affected (one agent's Disable never stops
+ * another agent's requests). Before it returns, every request accepted so far, from any
+ * environment, is written out (the emitter flushes). Returns JVMTI_ERROR_NOT_AVAILABLE when the
+ * environment is disabled already, JVMTI_ERROR_OUT_OF_MEMORY when 64 environments are.
  */
 typedef jvmtiError (JNICALL *stackreq_DisableRequestStackTrace)(jvmtiEnv* env);
 
 typedef struct {
     stackreq_RequestStackTrace request_stack_trace;
+    /* NULL when the VM's own list lacks them (PR 31059's revision has no Enable/Disable). */
     stackreq_EnableRequestStackTrace enable_request_stack_trace;
     stackreq_DisableRequestStackTrace disable_request_stack_trace;
     /* 1 when the functions are the VM's own (JDK-native feature), 0 when stackreq's. */
@@ -276,15 +317,19 @@ JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthre
                                                             void* ucontext, jlong user_data);
 JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env);
 JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env);
+JNIEXPORT jvmtiError JNICALL stackreq_InitializeRequestStackTraceImpl(jvmtiEnv* env);
 
 /*
  * The portable way (1 above) in one call, header-only so that it needs no link-time
  * dependency on libstackreq.so; compiles as C and C++.
  *
- * Looks the three ids up in the list env's GetExtensionFunctions returns and sets *request,
- * *enable and *disable to the listed functions, each NULL when its id is not listed. Returns
- * JVMTI_ERROR_NONE when all three are listed, JVMTI_ERROR_NOT_AVAILABLE when at least one is
- * missing, or the error of GetExtensionFunctions itself (the three pointers are then NULL).
+ * stackreq_find_request_functions looks every id above up in the list env's
+ * GetExtensionFunctions returns and fills *out, each function NULL when its id is not listed.
+ * Only RequestStackTrace is required: PR 31059's revision lists it alone, the JEP text adds
+ * Enable/Disable, Datadog's form Initialize. Returns JVMTI_ERROR_NONE when RequestStackTrace is
+ * listed (stackreq_describe_missing then names the optional ones that are not),
+ * JVMTI_ERROR_NOT_AVAILABLE when it is not, or the error of GetExtensionFunctions itself (every
+ * function is then NULL).
  *
  * Any phase, normal context only (GetExtensionFunctions allocates). stackreq's ids are listed
  * once libstackreq.so's Agent_OnLoad or Agent_OnAttach has run: from your own Agent_OnLoad when
@@ -293,6 +338,13 @@ JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env
  * allocated is freed here with env's Deallocate, as JVMTI requires of the caller: the array,
  * and in each entry id, short_description, params, each params[i].name, and errors.
  */
+typedef struct {
+    stackreq_RequestStackTrace request_stack_trace;
+    stackreq_EnableRequestStackTrace enable_request_stack_trace;               /* optional */
+    stackreq_DisableRequestStackTrace disable_request_stack_trace;             /* optional */
+    stackreq_InitializeRequestStackTrace initialize_request_stack_trace;       /* optional */
+} stackreq_request_functions;
+
 static inline const struct jvmtiInterface_1_* stackreq_jvmti_table(jvmtiEnv* env) {
 #ifdef __cplusplus
     return env->functions;
@@ -305,17 +357,13 @@ static inline void stackreq_deallocate(jvmtiEnv* env, void* memory) {
     if (memory != NULL) stackreq_jvmti_table(env)->Deallocate(env, (unsigned char*)memory);
 }
 
-static inline jvmtiError stackreq_find_extension_functions(jvmtiEnv* env, stackreq_RequestStackTrace* request,
-                                                           stackreq_EnableRequestStackTrace* enable,
-                                                           stackreq_DisableRequestStackTrace* disable) {
+static inline jvmtiError stackreq_find_request_functions(jvmtiEnv* env, stackreq_request_functions* out) {
     jint count = 0;
     jvmtiExtensionFunctionInfo* list = NULL;
     jvmtiError error;
     jint i;
     jint p;
-    *request = NULL;
-    *enable = NULL;
-    *disable = NULL;
+    memset(out, 0, sizeof(*out));
     error = stackreq_jvmti_table(env)->GetExtensionFunctions(env, &count, &list);
     if (error != JVMTI_ERROR_NONE) return error;
     for (i = 0; i < count; i++) {
@@ -323,11 +371,13 @@ static inline jvmtiError stackreq_find_extension_functions(jvmtiEnv* env, stackr
         /* Extension functions are declared variadic; the ids promise these exact prototypes. */
         if (info->id != NULL) {
             if (strcmp(info->id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
-                *request = (stackreq_RequestStackTrace)info->func;
+                out->request_stack_trace = (stackreq_RequestStackTrace)info->func;
             } else if (strcmp(info->id, STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE) == 0) {
-                *enable = (stackreq_EnableRequestStackTrace)info->func;
+                out->enable_request_stack_trace = (stackreq_EnableRequestStackTrace)info->func;
             } else if (strcmp(info->id, STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE) == 0) {
-                *disable = (stackreq_DisableRequestStackTrace)info->func;
+                out->disable_request_stack_trace = (stackreq_DisableRequestStackTrace)info->func;
+            } else if (strcmp(info->id, STACKREQ_ID_INITIALIZE_REQUEST_STACK_TRACE) == 0) {
+                out->initialize_request_stack_trace = (stackreq_InitializeRequestStackTrace)info->func;
             }
         }
         for (p = 0; p < info->param_count; p++) stackreq_deallocate(env, info->params[p].name);
@@ -337,8 +387,55 @@ static inline jvmtiError stackreq_find_extension_functions(jvmtiEnv* env, stackr
         stackreq_deallocate(env, info->short_description);
     }
     stackreq_deallocate(env, list);
-    if (*request == NULL || *enable == NULL || *disable == NULL) return JVMTI_ERROR_NOT_AVAILABLE;
-    return JVMTI_ERROR_NONE;
+    return out->request_stack_trace != NULL ? JVMTI_ERROR_NONE : JVMTI_ERROR_NOT_AVAILABLE;
+}
+
+/*
+ * Writes into text (size bytes, NUL-terminated, cut to fit) the names of the functions *found
+ * lacks, comma-separated ("" when none), for a log line; returns text.
+ */
+static inline char* stackreq_describe_missing(const stackreq_request_functions* found, char* text, size_t size) {
+    const char* names[4];
+    const int missing[4] = {found->request_stack_trace == NULL, found->enable_request_stack_trace == NULL,
+                            found->disable_request_stack_trace == NULL,
+                            found->initialize_request_stack_trace == NULL};
+    size_t used = 0;
+    int i;
+    names[0] = "RequestStackTrace";
+    names[1] = "EnableRequestStackTrace";
+    names[2] = "DisableRequestStackTrace";
+    names[3] = "InitializeRequestStackTrace";
+    if (size == 0) return text;
+    text[0] = '\0';
+    for (i = 0; i < 4; i++) {
+        size_t length = strlen(names[i]);
+        if (!missing[i]) continue;
+        if (used > 0 && used + 2 < size) {
+            memcpy(text + used, ", ", 2);
+            used += 2;
+        }
+        if (used + length >= size) length = size - used - 1;
+        memcpy(text + used, names[i], length);
+        used += length;
+        text[used] = '\0';
+    }
+    return text;
+}
+
+/*
+ * The lookup of earlier releases, kept for their callers: sets *request, *enable and *disable as
+ * stackreq_find_request_functions does and returns what it returns (NONE when RequestStackTrace
+ * is listed, even without Enable/Disable: they are optional).
+ */
+static inline jvmtiError stackreq_find_extension_functions(jvmtiEnv* env, stackreq_RequestStackTrace* request,
+                                                           stackreq_EnableRequestStackTrace* enable,
+                                                           stackreq_DisableRequestStackTrace* disable) {
+    stackreq_request_functions found;
+    jvmtiError error = stackreq_find_request_functions(env, &found);
+    *request = found.request_stack_trace;
+    *enable = found.enable_request_stack_trace;
+    *disable = found.disable_request_stack_trace;
+    return error;
 }
 
 #ifdef __cplusplus

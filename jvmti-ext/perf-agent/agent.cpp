@@ -112,8 +112,8 @@ void arm_listed(pid_t tid) { arm(tid, false); }
 void finish(jvmtiEnv* jvmti) {
     TaskWatcher::stop();
     Sampler::stop();
-    if (jvmti != nullptr) {
-        // The last Disable makes libstackreq write out every accepted request.
+    if (jvmti != nullptr && g_functions.disable_request_stack_trace != nullptr) {
+        // Disable makes libstackreq write out every accepted request.
         jvmtiError error = g_functions.disable_request_stack_trace(jvmti);
         if (error != JVMTI_ERROR_NONE) {
             log_debug("DisableRequestStackTrace returned %s", error_name(jvmti, error).c_str());
@@ -137,7 +137,11 @@ void finish(jvmtiEnv* jvmti) {
 // VMInit, or a load into a running JVM: enables requests and arms every Java thread. Called with
 // g_lifecycle held.
 void start_sampling(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
-    jvmtiError enabled = g_functions.enable_request_stack_trace(jvmti);
+    // Requests work without it where a recording enables the event; it still prepares the
+    // agent's memory ahead of the first request, and undoes this agent's Disable after a restart.
+    jvmtiError enabled = g_functions.enable_request_stack_trace == nullptr
+                             ? JVMTI_ERROR_NONE
+                             : g_functions.enable_request_stack_trace(jvmti);
     if (enabled != JVMTI_ERROR_NONE) {
         log_warn("EnableRequestStackTrace returned %s; every sample will record the error of its request",
                  error_name(jvmti, enabled).c_str());
@@ -223,13 +227,10 @@ bool configure(jvmtiEnv* jvmti, const char* text) {
                                                          &g_functions.enable_request_stack_trace,
                                                          &g_functions.disable_request_stack_trace);
     if (found == JVMTI_ERROR_NOT_AVAILABLE) {
-        const char* missing = STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE;
-        if (g_functions.enable_request_stack_trace == nullptr) missing = STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE;
-        if (g_functions.request_stack_trace == nullptr) missing = STACKREQ_ID_REQUEST_STACK_TRACE;
         log_error("JVMTI extension %s not found: -agentpath:/path/to/libstackreq.so must come before "
                   "-agentpath:libstackreq-perf.so on the command line, or be loaded into a running JVM first "
                   "(or use a JDK that has RequestStackTrace)",
-                  missing);
+                  STACKREQ_ID_REQUEST_STACK_TRACE);
         return false;
     }
     if (found != JVMTI_ERROR_NONE) {

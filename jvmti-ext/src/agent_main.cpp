@@ -8,7 +8,7 @@
 #include <string>
 
 #include "agent_state.h"
-#include "chunk_hook.h"
+#include "class_rewriter.h"
 #include "code_heaps.h"
 #include "code_pages.h"
 #include "emitter.h"
@@ -86,7 +86,7 @@ void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* 
 
 void JNICALL on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, jclass, jobject, const char* name, jobject,
                                 jint length, const unsigned char* data, jint* new_length, unsigned char** new_data) {
-    ChunkHook::on_class_file_load(jvmti, jni, name, length, data, new_length, new_data);
+    ClassRewriter::on_class_file_load(jvmti, jni, name, length, data, new_length, new_data);
 }
 
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) { create_method_ids(jvmti, klass); }

@@ -1,12 +1,24 @@
 #include "agent_state.h"
 
+#include <errno.h>
 #include <time.h>
+
+#include <cstring>
+
+#include "log.h"
 
 namespace stackreq {
 
 AgentState& agent() {
     static AgentState state;
     return state;
+}
+
+void commit_ring_memory(AgentState& state) {
+    if (!state.ring.commit_memory_once()) {
+        Log::info("the request ring's memory stays uncommitted until its first use (MADV_POPULATE_WRITE: %s)",
+                  std::strerror(errno));
+    }
 }
 
 int64_t monotonic_ticks() {

@@ -42,7 +42,6 @@ struct AgentState {
     std::atomic<bool> live{false};            // between VMInit and VMDeath
     std::atomic<bool> recording_seen{false};  // some JFR recording has started in this VM
     std::atomic<bool> event_enabled{false};   // a running recording enables the event (set from Java only)
-    std::atomic<int> enabled_environments{0};
     // Requests between their first gate check and their publish: a flush that closed a gate
     // waits for this to reach 0 so no request slips past it.
     std::atomic<int> in_flight{0};
@@ -61,6 +60,11 @@ struct AgentState {
 };
 
 AgentState& agent();
+
+// Normal context: commits the request ring's memory before requests come (RequestRing::
+// commit_memory_once), at InitializeRequestStackTrace, EnableRequestStackTrace or when a
+// recording first enables the event, whichever is first.
+void commit_ring_memory(AgentState& state);
 
 int64_t monotonic_ticks();  // CLOCK_MONOTONIC ns, async-signal-safe
 int64_t epoch_nanos_of(int64_t ticks);  // wall clock of a monotonic_ticks() instant

@@ -5,7 +5,7 @@
 // How: JFR writes a disk recording as one file per chunk in its repository, and calls
 // jdk.jfr.internal.RepositoryChunk.finish(Instant) once the JVM has closed a chunk file, before
 // it records the file's size (which bounds every later copy of the chunk). install() rewrites
-// that method (RetransformClasses; the bytecode is changed by the Java side, with ASM) to call
+// that method (class_rewriter.h: RetransformClasses, the bytecode changed by the Java side with ASM) to call
 // io.stackreq.jfr.boot.ChunkFinishHook.finishing(path) first; that native, registered here, lets
 // the emitter append a stackreq chunk of the window's events to the file (Emitter::chunk_finished).
 // Everything relied on is checked by install(), which fails with one line naming what is missing.
@@ -25,10 +25,6 @@ public:
     // request_new_chunk needs. Returns false and sets *error when any of it is missing.
     static bool install(JNIEnv* jni, jbyteArray hook_class_bytes, jobject recorder, std::string* error);
     static bool installed();
-
-    // JVMTI ClassFileLoadHook: rewrites RepositoryChunk while install() retransforms it.
-    static void on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, const char* name, jint length,
-                                   const unsigned char* data, jint* new_length, unsigned char** new_data);
 
     // Asks JFR to finish the current chunk (what a dump does) when a disk recording runs, so that
     // pending events reach the repository. Call with no emitter lock held: JFR calls back into the

@@ -21,6 +21,7 @@
 #include "native_libraries.h"
 #include "own_walk.h"
 #include "settings_poll.h"
+#include "requesters.h"
 #include "slot_resolver.h"
 #include "thread_directory.h"
 #include "thread_registry.h"
@@ -45,6 +46,7 @@ struct EmitterState {
     std::mutex mutex;
     std::mutex write_mutex;
     std::unique_ptr<SlotResolver> resolver;
+    Requesters requesters;
     EventStore store;
     uint64_t event_type_id = 0;
     std::atomic<bool> stopping{false};
@@ -85,6 +87,7 @@ void drain_locked(EmitterState& e, JNIEnv* jni) {
         // Slots stay in order: one still waiting holds back those after it.
         if (!SlotResolver::ready(*slot, monotonic_ticks())) break;
         StackTraceRequestEvent event = e.resolver->resolve(jni, *slot, e.store);
+        event.requester_id = e.requesters.id_for(slot->caller_pc);
         ring.release(slot);
         if (event.failed) Counters::add(Counter::failed);
         e.store.add(event);
@@ -123,6 +126,7 @@ bool collect_window_locked(EmitterState& e, const EventStore::Selection& selecti
     content->start_epoch_nanos = epoch_nanos_of(first);
     content->duration_nanos = until > first ? until - first : 0;
     content->request_event_type_id = e.event_type_id;
+    content->requesters = e.requesters.names();
     content->append_to = scale;
     return true;
 }

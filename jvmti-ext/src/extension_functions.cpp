@@ -38,8 +38,9 @@ struct FunctionSpec {
     jint error_count;
 };
 
+// The thread as PR 31059 declares it, by value; a pointer to it (the JEP text) works too (stackreq.h).
 const ParamSpec kRequestParams[] = {
-    {"thread", JVMTI_KIND_IN_PTR, JVMTI_TYPE_JTHREAD, JNI_TRUE},
+    {"thread", JVMTI_KIND_IN, JVMTI_TYPE_JTHREAD, JNI_TRUE},
     {"ucontext", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID, JNI_TRUE},
     {"user_data", JVMTI_KIND_IN, JVMTI_TYPE_JLONG, JNI_FALSE},
 };
@@ -48,7 +49,8 @@ const jvmtiError kRequestErrors[] = {JVMTI_ERROR_WRONG_PHASE, JVMTI_ERROR_NOT_AV
                                      STACKREQ_ERROR_UNSUPPORTED_OPERATION, JVMTI_ERROR_OUT_OF_MEMORY,
                                      JVMTI_ERROR_UNATTACHED_THREAD};
 const jvmtiError kEnableErrors[] = {JVMTI_ERROR_INVALID_ENVIRONMENT};
-const jvmtiError kDisableErrors[] = {JVMTI_ERROR_NOT_AVAILABLE};
+const jvmtiError kDisableErrors[] = {JVMTI_ERROR_INVALID_ENVIRONMENT, JVMTI_ERROR_NOT_AVAILABLE,
+                                     JVMTI_ERROR_OUT_OF_MEMORY};
 
 const FunctionSpec kFunctions[] = {
     {reinterpret_cast<jvmtiExtensionFunction>(stackreq_RequestStackTraceImpl), STACKREQ_ID_REQUEST_STACK_TRACE,
@@ -59,8 +61,12 @@ const FunctionSpec kFunctions[] = {
      nullptr, 0, kEnableErrors, 1},
     {reinterpret_cast<jvmtiExtensionFunction>(stackreq_DisableRequestStackTraceImpl),
      STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE,
-     "Disable stack trace requests for this environment; the last one flushes (stackreq)", nullptr, 0,
-     kDisableErrors, 1},
+     "Disable stack trace requests for this environment until it enables them again; flushes (stackreq)",
+     nullptr, 0, kDisableErrors, sizeof(kDisableErrors) / sizeof(kDisableErrors[0])},
+    {reinterpret_cast<jvmtiExtensionFunction>(stackreq_InitializeRequestStackTraceImpl),
+     STACKREQ_ID_INITIALIZE_REQUEST_STACK_TRACE,
+     "Prepare stack trace requests (optional; requests work while a recording enables the event) (stackreq)",
+     nullptr, 0, kEnableErrors, 1},
 };
 constexpr jint kFunctionCount = sizeof(kFunctions) / sizeof(kFunctions[0]);
 
@@ -118,12 +124,12 @@ bool find_vm_functions(jvmtiEnv* env, stackreq_functions* out) {
     // Once the table is wrapped the list also has stackreq's ids; it is wrapped only after the
     // VM's own list was found without them.
     if (g_original != nullptr) return false;
-    stackreq_functions found{};
-    stackreq_find_extension_functions(env, &found.request_stack_trace, &found.enable_request_stack_trace,
-                                      &found.disable_request_stack_trace);
-    if (found.request_stack_trace == nullptr) return false;
-    found.vm_native = 1;
-    *out = found;
+    stackreq_request_functions listed{};
+    if (stackreq_find_request_functions(env, &listed) != JVMTI_ERROR_NONE) return false;
+    out->request_stack_trace = listed.request_stack_trace;
+    out->enable_request_stack_trace = listed.enable_request_stack_trace;
+    out->disable_request_stack_trace = listed.disable_request_stack_trace;
+    out->vm_native = 1;
     return true;
 }
 

@@ -5,6 +5,7 @@
 #include "agent_state.h"
 #include "chunk_hook.h"
 #include "emitter.h"
+#include "enabled_flag_hook.h"
 #include "log.h"
 #include "settings_poll.h"
 
@@ -21,6 +22,7 @@ jstring error_or_null(JNIEnv* jni, bool ok, const std::string& error) {
 void JNICALL recording_seen(JNIEnv*, jclass) { agent().recording_seen.store(true, std::memory_order_release); }
 
 void JNICALL set_event_enabled(JNIEnv*, jclass, jboolean enabled) {
+    if (enabled == JNI_TRUE) commit_ring_memory(agent());
     agent().event_enabled.store(enabled == JNI_TRUE, std::memory_order_release);
     Log::debug("jdk.StackTraceRequest %s", enabled ? "enabled" : "disabled");
 }
@@ -56,6 +58,12 @@ jstring JNICALL install_chunk_hook(JNIEnv* jni, jclass, jbyteArray hook_class, j
     return jni->NewStringUTF(error.c_str());
 }
 
+jstring JNICALL install_enabled_flag_hook(JNIEnv* jni, jclass, jbyteArray hook_class) {
+    std::string error = "no hook class";
+    if (hook_class != nullptr && EnabledFlagHook::install(jni, hook_class, &error)) return nullptr;
+    return jni->NewStringUTF(error.c_str());
+}
+
 jstring JNICALL last_recording_stopped(JNIEnv* jni, jclass, jstring destination) {
     const char* chars = destination == nullptr ? nullptr : jni->GetStringUTFChars(destination, nullptr);
     std::string error;
@@ -78,6 +86,8 @@ const JNINativeMethod kNatives[] = {
      reinterpret_cast<void*>(recording_stopped)},
     {const_cast<char*>("installChunkHook"), const_cast<char*>("([BLjdk/jfr/FlightRecorder;)Ljava/lang/String;"),
      reinterpret_cast<void*>(install_chunk_hook)},
+    {const_cast<char*>("installEnabledFlagHook"), const_cast<char*>("([B)Ljava/lang/String;"),
+     reinterpret_cast<void*>(install_enabled_flag_hook)},
     {const_cast<char*>("lastRecordingStopped"), const_cast<char*>("(Ljava/lang/String;)Ljava/lang/String;"),
      reinterpret_cast<void*>(last_recording_stopped)},
 };

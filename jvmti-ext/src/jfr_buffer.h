@@ -77,6 +77,10 @@ public:
     // separate 3-byte sequences, NUL as C0 80) which a plain UTF-8 decoder would garble.
     // Invalid sequences become U+FFFD.
     void put_null_string() { put_u8(kStringNull); }
+    void put_string_reference(uint64_t key) {
+        put_u8(kStringPoolReference);
+        put_varint64(key);
+    }
     void put_string(const char* s, size_t n);
     void put_string(const std::string& s) { put_string(s.data(), s.size()); }
 
@@ -128,6 +132,7 @@ public:
 
     static constexpr uint8_t kStringNull = 0;
     static constexpr uint8_t kStringEmpty = 1;
+    static constexpr uint8_t kStringPoolReference = 2;  // then the key in the java.lang.String pool
     static constexpr uint8_t kStringUtf8 = 3;
     static constexpr uint8_t kStringCharArray = 4;
 

@@ -20,7 +20,7 @@ constexpr uint64_t kTicksPerSecond = 1000000000;
 // Bytes 64..67 of the header: file state 0 (finished), flags bit 0 = compressed integers.
 // Bit 1 (final chunk) stays clear: the file may go on.
 constexpr uint32_t kHeaderFeatures = 1;
-constexpr size_t kMaxEventSize = 64;  // every stackreq event field is a varint or a byte
+constexpr size_t kMaxEventSize = 80;  // every stackreq event field is a varint, a byte or a pooled string
 // What an unresolved method is written as. Readers assume every method has a class and a
 // descriptor: `jfr print` (17, 25) fails with a NullPointerException on a null class and
 // parses the descriptor's parentheses. '<' and '>' cannot occur in a real method name.
@@ -195,6 +195,7 @@ private:
     bool write_events(std::string* error) {
         used_stack_.assign(c_.stacks.size(), false);
         used_thread_.assign(c_.threads.size(), false);
+        used_requester_.assign(c_.requesters.size(), false);
         size_t s = 0;
         for (size_t i = 0; i < c_.events.size(); i++) {
             const StackTraceRequestEvent& event = c_.events[i];
@@ -221,10 +222,22 @@ private:
             buf_.put_varint64(event.user_data);
             buf_.put_bool(event.failed);
             buf_.put_bool(event.biased);
+            put_requester(event.requester_id);
             buf_.end_sized(start);
         }
         while (s < c_.statistics.size()) write_statistics(c_.statistics[s++]);
         return true;
+    }
+
+    // A reference into the java.lang.String pool (write_requester_pool), as the JVM writes its
+    // pooled strings; null when unknown.
+    void put_requester(uint32_t id) {
+        if (id == 0 || id > c_.requesters.size()) {
+            buf_.put_null_string();
+            return;
+        }
+        used_requester_[id - 1] = true;
+        buf_.put_string_reference(id);
     }
 
     static bool undefined(std::string* error, size_t event, const char* what, uint64_t id) {
@@ -271,7 +284,7 @@ private:
         for (bool used : used_frame_type_) frame_type_count += used;
         uint32_t pools = (count(used_stack_) > 0) + (count(used_thread_) > 0) + (frame_type_count > 0) +
                          (!method_order_.empty()) + (!classes_.entries().empty()) + (!packages_.entries().empty()) +
-                         (!symbols_.entries().empty());
+                         (!symbols_.entries().empty()) + (count(used_requester_) > 0);
         buf_.put_varint32(pools);
         write_thread_pool();
         write_stack_trace_pool();
@@ -280,6 +293,7 @@ private:
         write_package_pool();
         write_symbol_pool();
         write_frame_type_pool(frame_type_count);
+        write_requester_pool();
         buf_.end_sized(start);
     }
 
@@ -401,6 +415,17 @@ private:
         }
     }
 
+    void write_requester_pool() {
+        size_t n = count(used_requester_);
+        if (n == 0) return;
+        start_pool(kString, n);
+        for (size_t i = 0; i < c_.requesters.size(); i++) {
+            if (!used_requester_[i]) continue;
+            buf_.put_varint64(i + 1);
+            buf_.put_string(c_.requesters[i]);
+        }
+    }
+
     void start_pool(uint64_t type, size_t count) {
         buf_.put_varint64(type);
         buf_.put_varint32(static_cast<uint32_t>(count));
@@ -421,7 +446,7 @@ private:
     bool scaled_ = false;
     uint64_t request_type_ = 0;
     IdIndex methods_, stacks_, threads_;
-    std::vector<bool> used_stack_, used_thread_;
+    std::vector<bool> used_stack_, used_thread_, used_requester_;
     bool used_frame_type_[kFrameTypeCount] = {};
     struct MethodKeys {
         uint64_t type, name, descriptor;

@@ -78,6 +78,9 @@ struct ChunkContent {
     std::vector<StackTraceEntry> stacks;
     std::vector<ThreadEntry> threads;
     std::vector<StackTraceRequestEvent> events;  // in time order
+    // requesters[id - 1]: the name of an event's requester_id (requesters.h); written as a pool
+    // of java.lang.String keyed by the id, the same in every chunk.
+    std::vector<std::string> requesters;
     std::vector<StatisticsEvent> statistics;
 };
 

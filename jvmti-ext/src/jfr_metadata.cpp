@@ -88,7 +88,11 @@ std::vector<ClassDef> build_classes() {
                    {label("Failed"), description("No stack trace could be taken for this request")}},
                   {"biased", kBoolean, false, false,
                    {label("Biased"), description("The stack trace was taken at the thread's next safepoint rather "
-                                                 "than at the requested instant")}}},
+                                                 "than at the requested instant")}},
+                  {"requester", kString, false, false,
+                   {label("Requester"),
+                    description("File name of the library that called RequestStackTrace (stackreq's addition to "
+                                "the JDK's event)")}}},
                  {{kAnnotationName, {"jdk.StackTraceRequest"}}, label("Stack Trace Request"),
                   description("Stack trace of a thread at the moment a profiler requested it, free of safepoint bias "
                               "unless biased is true"),

@@ -9,12 +9,11 @@
 
 #include <atomic>
 #include <cstring>
-#include <mutex>
-#include <set>
 
 #include "agent_state.h"
 #include "arch.h"
 #include "counters.h"
+#include "disabled_environments.h"
 #include "emitter.h"
 #include "internal_threads.h"
 #include "latency_histogram.h"
@@ -22,6 +21,7 @@
 #include "native_unwind.h"
 #include "own_walk.h"
 #include "physical_walk.h"
+#include "safe_read.h"
 #include "stack_walker.h"
 #include "stackreq.h"
 #include "thread_registry.h"
@@ -29,12 +29,6 @@
 namespace stackreq {
 
 namespace {
-
-std::mutex g_environments_mutex;
-std::set<jvmtiEnv*>& enabled_set() {
-    static std::set<jvmtiEnv*> environments;
-    return environments;
-}
 
 jvmtiError reject(Counter counter, jvmtiError error) {
     Counters::add(counter);
@@ -58,9 +52,11 @@ jvmtiError check_phase(AgentState& state) {
     return JVMTI_ERROR_NONE;
 }
 
-jvmtiError check_available(AgentState& state) {
-    if (state.enabled_environments.load(std::memory_order_acquire) == 0 ||
-        (!file_recording_on(state) && !state.event_enabled.load(std::memory_order_acquire))) {
+// As the JDK does, the event's enabled setting is the gate; an environment that called
+// DisableRequestStackTrace is closed on its own until it enables again.
+jvmtiError check_available(AgentState& state, jvmtiEnv* env) {
+    if ((!file_recording_on(state) && !state.event_enabled.load(std::memory_order_acquire)) ||
+        DisabledEnvironments::contains(env)) {
         return reject(Counter::rejected_not_available, JVMTI_ERROR_NOT_AVAILABLE);
     }
     return JVMTI_ERROR_NONE;
@@ -156,12 +152,14 @@ uint32_t capture_native_frames(AgentState& state, const ThreadSlotView& thread, 
 
 // native=on, an unbiased request from a thread the registry does not hold (internal_threads.h):
 // the event has the native frames from the signal's registers and the OS thread.
-jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user_data, uint64_t entered) {
+jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user_data, uintptr_t caller_pc,
+                                   uint64_t entered) {
     jvmtiError result = JVMTI_ERROR_NONE;
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
     Counters::add(Counter::internal_thread);
     slot->thread_ref = nullptr;
+    slot->caller_pc = caller_pc;
     slot->tid = static_cast<int32_t>(syscall(SYS_gettid));
     slot->event.thread_id = 0;
     slot->kind = RequestKind::kInternal;
@@ -181,7 +179,8 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
     return JVMTI_ERROR_NONE;
 }
 
-jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, LatencyTurn turn) {
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, uintptr_t caller_pc,
+                                  LatencyTurn turn) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
     ThreadSlotView thread;
@@ -190,7 +189,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
             return reject(Counter::rejected_thread_not_alive, JVMTI_ERROR_THREAD_NOT_ALIVE);
         }
         if (state.ring.native_depth() > 0 && ucontext != nullptr) {
-            return request_internal_thread(state, ucontext, user_data, entered);
+            return request_internal_thread(state, ucontext, user_data, caller_pc, entered);
         }
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
@@ -199,6 +198,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
     slot->thread_ref = nullptr;
+    slot->caller_pc = caller_pc;
     slot->tid = tid;
     slot->event.thread_id = thread.mounted_thread_key;
     // Without a ucontext the walk starts from this call's own stack pointer: from a JNI method or
@@ -274,31 +274,26 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
 // latency= with walker=vmstructs and a ucontext (unless latency-bare-walk=off): every other request
 // is timed after a bare AsyncGetCallTrace walk from the same context, timed first (RequestLatency).
 // The turn is taken and the thread found for that walk before the request's clock starts.
-jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data) {
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, uintptr_t caller_pc) {
     if (!state.measure_latency || state.options.walker != Walker::kVmStructs || ucontext == nullptr ||
         !state.options.latency_bare_walk) {
-        return request_current_thread(state, ucontext, user_data, LatencyTurn::kAlone);
+        return request_current_thread(state, ucontext, user_data, caller_pc, LatencyTurn::kAlone);
     }
     if (g_latency_turns.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {
-        return request_current_thread(state, ucontext, user_data, LatencyTurn::kRequestFirst);
+        return request_current_thread(state, ucontext, user_data, caller_pc, LatencyTurn::kRequestFirst);
     }
     int32_t tid = 0;
     ThreadSlotView thread;
     if (ThreadRegistry::find_current(&thread, &tid) && !thread.jfr_excluded) {
         record_bare_walk(thread, ucontext, state.ring.max_depth(), &request_latency().first_walk);
     }
-    return request_current_thread(state, ucontext, user_data, LatencyTurn::kBareWalkFirst);
+    return request_current_thread(state, ucontext, user_data, caller_pc, LatencyTurn::kBareWalkFirst);
 }
 
 // Normal context only (see stackreq.h): validates the jthread with JNI/JVMTI.
-jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_data) {
-    JNIEnv* jni = nullptr;
-    if (state.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || jni == nullptr) {
-        return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
-    }
-    // A cleared weak reference or a deleted local one resolves to null: IsInstanceOf would crash on it.
-    if (jni->GetObjectRefType(target) == JNIInvalidRefType || jni->IsSameObject(target, nullptr) ||
-        !jni->IsInstanceOf(target, state.thread_class)) {
+jvmtiError request_other_thread(AgentState& state, JNIEnv* jni, jvmtiEnv* env, jthread target, jlong user_data,
+                                uintptr_t caller_pc) {
+    if (!jni->IsInstanceOf(target, state.thread_class)) {
         return reject(Counter::rejected_invalid_thread, JVMTI_ERROR_INVALID_THREAD);
     }
     if (state.thread_is_virtual != nullptr && jni->CallBooleanMethod(target, state.thread_is_virtual)) {
@@ -314,12 +309,13 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     if (target_tid != 0 && ThreadRegistry::jfr_excluded(target_tid)) {
         return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
     }
-    jvmtiError available = check_available(state);
+    jvmtiError available = check_available(state, env);
     if (available != JVMTI_ERROR_NONE) return available;
     jvmtiError result = JVMTI_ERROR_NONE;
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
     slot->thread_ref = jni->NewGlobalRef(target);
+    slot->caller_pc = caller_pc;
     slot->tid = 0;
     slot->kind = RequestKind::kBiasedOther;
     slot->top_pc = 0;
@@ -333,9 +329,35 @@ jvmtiError request_other_thread(AgentState& state, jthread target, jlong user_da
     return JVMTI_ERROR_NONE;
 }
 
-bool is_current_thread(AgentState& state, jthread target) {
-    JNIEnv* jni = nullptr;
-    if (state.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) return false;
+// A reference JNI knows, without dereferencing it: HotSpot tells local, global and weak references
+// by where they lie (a local block, the global storage, a frame's argument slots) and reads
+// candidate storage blocks with its own fault-tolerant SafeFetch.
+bool is_reference(JNIEnv* jni, jobject candidate) {
+    return candidate != nullptr && jni->GetObjectRefType(candidate) != JNIInvalidRefType;
+}
+
+// The thread argument comes in two forms: the JEP text passes a jthread* (a pointer to a variable
+// holding the reference), openjdk/jdk PR 31059's revision a jthread by value. A value JNI knows
+// as a reference is the thread itself; otherwise it is taken for a pointer and the word it points
+// to is read with safe_read (which fails instead of faulting), and must be a reference itself or
+// null (the calling thread). *target is null for the calling thread.
+jvmtiError resolve_thread_argument(JNIEnv* jni, void* argument, jthread* target) {
+    *target = nullptr;
+    if (argument == nullptr) return JVMTI_ERROR_NONE;
+    if (is_reference(jni, static_cast<jobject>(argument))) {
+        *target = static_cast<jthread>(argument);
+    } else {
+        jthread pointed = nullptr;
+        if (!read_at(reinterpret_cast<uintptr_t>(argument), &pointed)) return JVMTI_ERROR_INVALID_THREAD;
+        if (pointed != nullptr && !is_reference(jni, pointed)) return JVMTI_ERROR_INVALID_THREAD;
+        *target = pointed;
+    }
+    // A cleared weak reference resolves to null: IsInstanceOf would crash on it.
+    if (*target != nullptr && jni->IsSameObject(*target, nullptr)) return JVMTI_ERROR_INVALID_THREAD;
+    return JVMTI_ERROR_NONE;
+}
+
+bool is_current_thread(AgentState& state, JNIEnv* jni, jthread target) {
     jthread current = nullptr;
     if (state.jvmti->GetCurrentThread(&current) != JVMTI_ERROR_NONE) return false;
     bool same = jni->IsSameObject(current, target);
@@ -343,16 +365,26 @@ bool is_current_thread(AgentState& state, jthread target) {
     return same;
 }
 
-jvmtiError request(AgentState& state, jvmtiEnv* env, jthread* thread, void* ucontext, jlong user_data) {
+jvmtiError request(AgentState& state, jvmtiEnv* env, void* thread, void* ucontext, jlong user_data,
+                   uintptr_t caller_pc) {
     if (env == nullptr) return reject(Counter::rejected_other, JVMTI_ERROR_INVALID_ENVIRONMENT);
     jvmtiError error = check_phase(state);
     if (error != JVMTI_ERROR_NONE) return error;
-    if (thread != nullptr && *thread != nullptr) {
-        if (!is_current_thread(state, *thread)) return request_other_thread(state, *thread, user_data);
+    if (thread != nullptr) {
+        JNIEnv* jni = nullptr;
+        if (state.vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || jni == nullptr) {
+            return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
+        }
+        jthread target = nullptr;
+        error = resolve_thread_argument(jni, thread, &target);
+        if (error != JVMTI_ERROR_NONE) return reject(Counter::rejected_invalid_thread, error);
+        if (target != nullptr && !is_current_thread(state, jni, target)) {
+            return request_other_thread(state, jni, env, target, user_data, caller_pc);
+        }
     }
-    error = check_available(state);
+    error = check_available(state, env);
     if (error != JVMTI_ERROR_NONE) return error;
-    return request_current_thread(state, ucontext, user_data);
+    return request_current_thread(state, ucontext, user_data, caller_pc);
 }
 
 // Counts the request as in flight for its whole duration (see AgentState::in_flight).
@@ -371,34 +403,40 @@ private:
 
 using namespace stackreq;
 
+// The caller's return address names the library that requested (the event's requester field):
+// __builtin_return_address reads the call's own frame, nothing else.
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
                                                                        void* ucontext, jlong user_data) {
     AgentState& state = agent();
     InFlight in_flight(state);
-    return request(state, env, thread, ucontext, user_data);
+    return request(state, env, thread, ucontext, user_data, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+// Once per environment or more: prepares what requests need (the ring's memory) and returns NONE.
+// Requests work without it; Datadog's java-profiler calls it before its first request.
+extern "C" JNIEXPORT jvmtiError JNICALL stackreq_InitializeRequestStackTraceImpl(jvmtiEnv* env) {
+    if (env == nullptr) return JVMTI_ERROR_INVALID_ENVIRONMENT;
+    commit_ring_memory(agent());
+    return JVMTI_ERROR_NONE;
 }
 
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_EnableRequestStackTraceImpl(jvmtiEnv* env) {
     if (env == nullptr) return JVMTI_ERROR_INVALID_ENVIRONMENT;
-    std::lock_guard<std::mutex> guard(g_environments_mutex);
-    if (enabled_set().insert(env).second) {
-        if (!agent().ring.commit_memory_once()) {
-            Log::info("the request ring's memory stays uncommitted until its first use (MADV_POPULATE_WRITE: %s)",
-                      std::strerror(errno));
-        }
-        agent().enabled_environments.fetch_add(1);
-    }
+    commit_ring_memory(agent());
+    DisabledEnvironments::remove(env);
     return JVMTI_ERROR_NONE;
 }
 
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_DisableRequestStackTraceImpl(jvmtiEnv* env) {
     if (env == nullptr) return JVMTI_ERROR_INVALID_ENVIRONMENT;
-    bool last = false;
-    {
-        std::lock_guard<std::mutex> guard(g_environments_mutex);
-        if (enabled_set().erase(env) == 0) return JVMTI_ERROR_NOT_AVAILABLE;
-        last = agent().enabled_environments.fetch_sub(1) == 1;
+    switch (DisabledEnvironments::add(env)) {
+        case DisabledEnvironments::Added::kAlready:
+            return JVMTI_ERROR_NOT_AVAILABLE;
+        case DisabledEnvironments::Added::kFull:
+            return JVMTI_ERROR_OUT_OF_MEMORY;
+        case DisabledEnvironments::Added::kYes:
+            break;
     }
-    if (last) Emitter::flush_from_any_thread();
+    Emitter::flush_from_any_thread();
     return JVMTI_ERROR_NONE;
 }

@@ -20,6 +20,7 @@ struct StackTraceRequestEvent {
     int64_t user_data;
     bool failed;
     bool biased;
+    uint32_t requester_id = 0;   // Requesters id (requesters.h), 0 = unknown
 };
 
 }  // namespace stackreq

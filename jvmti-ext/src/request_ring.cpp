@@ -51,8 +51,7 @@ bool RequestRing::commit_memory_once() {
 #ifndef MADV_POPULATE_WRITE
     constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14 uapi; older headers lack it
 #endif
-    if (commit_tried_ || memory_ == nullptr) return true;
-    commit_tried_ = true;
+    if (memory_ == nullptr || commit_tried_.exchange(true)) return true;
     return madvise(memory_, bytes_, MADV_POPULATE_WRITE) == 0;
 }
 

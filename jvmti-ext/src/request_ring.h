@@ -61,6 +61,7 @@ struct RequestSlot {
     uint32_t index;       // which slot this is, fixed at init
     StackTraceRequestEvent event;  // the request sets start_ticks and user_data, the emitter the rest
     jobject thread_ref;   // global reference for kBiasedOther, else null
+    uintptr_t caller_pc;  // the return address of the RequestStackTrace call: who requested
     int32_t tid;          // kWalked, kBiasedSelf: the registered thread's; kInternal: gettid's
     int32_t frame_count;  // > 0 frames; <= 0 the AsyncGetCallTrace error
     RequestKind kind;
@@ -98,7 +99,7 @@ public:
     // false on OOM.
     bool init(uint32_t slots, uint32_t max_depth, uint32_t native_depth = 0);
     void destroy();
-    // Normal context, before requests come (the first EnableRequestStackTrace): commits the ring's
+    // Normal context, before requests come (commit_ring_memory): commits the ring's
     // memory (MADV_POPULATE_WRITE, Linux 5.14+, which leaves the contents alone; elsewhere a page
     // is committed at its first write), so that a request never takes a page fault in its slot
     // (1-2 us of faults for a slot's first use: the first burst of requests reaches slots the free
@@ -161,7 +162,7 @@ private:
     uint64_t wake_mask_ = 0;  // publish() asks for a wake-up when (position + 1) & wake_mask_ is 0
     uint32_t max_depth_ = 0;
     uint32_t native_depth_ = 0;
-    bool commit_tried_ = false;
+    std::atomic<bool> commit_tried_{false};
     // The free list's top: slot index (kNoSlot: empty) in the low 32 bits, a tag every change
     // increments in the high 32, so that a pop that read a top which was popped and pushed again
     // meanwhile (by a handler that interrupted it, or another thread) fails its compare-exchange.

@@ -75,6 +75,12 @@ bool SettingsPoll::start(JNIEnv* jni, jobject event_type) {
     return true;
 }
 
+bool SettingsPoll::is_event_type(JNIEnv* jni, jobject platform_event_type) {
+    PollState& p = poll_state();
+    return p.started.load(std::memory_order_acquire) && p.platform_type != nullptr &&
+           jni->IsSameObject(p.platform_type, platform_event_type) == JNI_TRUE;
+}
+
 void SettingsPoll::set_memory_recording_running(bool running) {
     poll_state().memory_recording_running.store(running, std::memory_order_release);
 }

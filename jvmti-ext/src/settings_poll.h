@@ -27,6 +27,10 @@ public:
 
     // On the emitter thread, with no emitter lock held (the poll may call back into the agent).
     static void poll(JNIEnv* jni);
+
+    // Whether platform_event_type is jdk.StackTraceRequest's jdk.jfr.internal.PlatformEventType
+    // (false before start(), or where that field was not found).
+    static bool is_event_type(JNIEnv* jni, jobject platform_event_type);
 };
 
 }  // namespace stackreq

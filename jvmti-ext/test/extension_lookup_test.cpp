@@ -90,12 +90,13 @@ jvmtiError JNICALL fake_get_extension_functions(jvmtiEnv* env, jint* count, jvmt
     return JVMTI_ERROR_NONE;
 }
 
-// The list GetExtensionFunctions gives env (it must succeed, with the VM's one extension and stackreq's three),
-// freed with free_extension_list when it goes out of scope.
+// The list GetExtensionFunctions gives env (it must succeed, with expected entries: the VM's one
+// extension and its three JEP functions, or stackreq's four), freed with free_extension_list when it
+// goes out of scope.
 struct ListedFunctions {
-    explicit ListedFunctions(jvmtiEnv* listing_env) : env(listing_env) {
+    ListedFunctions(jvmtiEnv* listing_env, jint expected) : env(listing_env) {
         CHECK(env->GetExtensionFunctions(&count, &list) == JVMTI_ERROR_NONE);
-        CHECK(count == 4);
+        CHECK(count == expected);
     }
     ~ListedFunctions() { free_extension_list(env, count, list); }
 
@@ -166,9 +167,10 @@ void header_lookup_finds_what_is_listed(Lookup lookup) {
     CHECK(reinterpret_cast<void*>(disable) == reinterpret_cast<void*>(vm_disable));
     CHECK(g_live_allocations.empty());
 
+    // PR 31059's revision lists RequestStackTrace alone: found, Enable and Disable optional.
     g_vm_lists_functions = false;
     g_vm_lists_only_request = true;
-    CHECK(lookup(env, &request, &enable, &disable) == JVMTI_ERROR_NOT_AVAILABLE);
+    CHECK(lookup(env, &request, &enable, &disable) == JVMTI_ERROR_NONE);
     CHECK(reinterpret_cast<void*>(request) == reinterpret_cast<void*>(vm_request));
     CHECK(enable == nullptr);
     CHECK(disable == nullptr);
@@ -185,6 +187,29 @@ void header_lookup_finds_what_is_listed(Lookup lookup) {
     CHECK(request == nullptr);
 }
 
+void request_functions_say_what_is_missing() {
+    _jvmtiEnv env_storage{};
+    jvmtiEnv* env = fake_env(&g_lookup_table, &env_storage);
+    g_lookup_table.GetExtensionFunctions = fake_get_extension_functions;
+    stackreq_request_functions found{};
+    char missing[128];
+
+    g_vm_lists_functions = false;
+    g_vm_lists_only_request = true;
+    CHECK(stackreq_find_request_functions(env, &found) == JVMTI_ERROR_NONE);
+    CHECK(reinterpret_cast<void*>(found.request_stack_trace) == reinterpret_cast<void*>(vm_request));
+    CHECK(std::strcmp(stackreq_describe_missing(&found, missing, sizeof(missing)),
+                      "EnableRequestStackTrace, DisableRequestStackTrace, InitializeRequestStackTrace") == 0);
+    // Cut to fit, always terminated.
+    CHECK(std::strcmp(stackreq_describe_missing(&found, missing, 12), "EnableReque") == 0);
+    g_vm_lists_only_request = false;
+
+    CHECK(stackreq_find_request_functions(env, &found) == JVMTI_ERROR_NOT_AVAILABLE);
+    CHECK(found.request_stack_trace == nullptr);
+    CHECK(std::strncmp(stackreq_describe_missing(&found, missing, sizeof(missing)), "RequestStackTrace, ", 19) == 0);
+    CHECK(g_live_allocations.empty());
+}
+
 void vm_native_functions_are_forwarded() {
     _jvmtiEnv env_storage{};
     stackreq_functions vm{};
@@ -196,7 +221,7 @@ void vm_native_functions_are_forwarded() {
     // Nothing registered: the table is untouched and the list has each id exactly once.
     CHECK(g_native_table.GetExtensionFunctions == fake_get_extension_functions);
     {
-        ListedFunctions listed(env);
+        ListedFunctions listed(env, 4);
         jvmtiExtensionFunction function = nullptr;
         CHECK(listed.count_id(STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
         CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(vm_request));
@@ -218,20 +243,27 @@ void stackreq_functions_are_registered() {
     _jvmtiEnv other_storage{};
     other_storage.functions = &g_plain_table;
     {
-        ListedFunctions listed(&other_storage);
+        ListedFunctions listed(&other_storage, 5);
         jvmtiExtensionFunction function = nullptr;
         CHECK(listed.count_id("com.sun.hotspot.functions.IsClassUnloadingEnabled", &function) == 1);
         CHECK(listed.count_id(STACKREQ_ID_REQUEST_STACK_TRACE, &function) == 1);
         CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(stackreq_RequestStackTraceImpl));
         CHECK(listed.count_id(STACKREQ_ID_ENABLE_REQUEST_STACK_TRACE, &function) == 1);
         CHECK(listed.count_id(STACKREQ_ID_DISABLE_REQUEST_STACK_TRACE, &function) == 1);
+        CHECK(listed.count_id(STACKREQ_ID_INITIALIZE_REQUEST_STACK_TRACE, &function) == 1);
+        CHECK(reinterpret_cast<void*>(function) == reinterpret_cast<void*>(stackreq_InitializeRequestStackTraceImpl));
         for (jint i = 0; i < listed.count; i++) {
             const jvmtiExtensionFunctionInfo& info = listed.list[i];
             if (std::strcmp(info.id, STACKREQ_ID_REQUEST_STACK_TRACE) == 0) {
                 CHECK(info.param_count == 3);
                 CHECK(std::strcmp(info.params[2].name, "user_data") == 0);
                 CHECK(info.params[2].base_type == JVMTI_TYPE_JLONG);
+                CHECK(info.params[0].kind == JVMTI_KIND_IN && info.params[0].base_type == JVMTI_TYPE_JTHREAD);
                 CHECK(info.error_count > 0);
+            }
+            if (std::strcmp(info.id, STACKREQ_ID_INITIALIZE_REQUEST_STACK_TRACE) == 0) {
+                CHECK(info.param_count == 0);
+                CHECK(info.error_count == 1 && info.errors[0] == JVMTI_ERROR_INVALID_ENVIRONMENT);
             }
         }
     }
@@ -252,6 +284,7 @@ void stackreq_functions_are_registered() {
 int main() {
     header_lookup_finds_what_is_listed(lookup_from_cpp);
     header_lookup_finds_what_is_listed(extension_lookup_from_c);
+    request_functions_say_what_is_missing();
     vm_native_functions_are_forwarded();
     stackreq_functions_are_registered();
     std::printf("extension_lookup_test: ok\n");

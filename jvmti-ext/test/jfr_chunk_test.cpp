@@ -43,11 +43,12 @@ ChunkContent sample() {
         {3, 4003, 3, "unused", "unused"},  // used by no event
     };
     c.events = {
-        {kStartTicks + 100, 1, 101, 42, false, false},
-        {kStartTicks + 200, 2, 102, -1, false, true},
-        {kStartTicks + 300, 1, 0, INT64_MIN, true, false},
-        {kStartTicks + 400, 0, 101, INT64_MAX, false, false},
+        {kStartTicks + 100, 1, 101, 42, false, false, 2},
+        {kStartTicks + 200, 2, 102, -1, false, true, 0},
+        {kStartTicks + 300, 1, 0, INT64_MIN, true, false, 2},
+        {kStartTicks + 400, 0, 101, INT64_MAX, false, false, 3},
     };
+    c.requesters = {"libunused.so", "libjavaProfiler.so", "libstackreq-perf.so"};
     StatisticsEvent s;
     s.start_ticks = kStartTicks + 250;
     s.requested = 10;
@@ -181,7 +182,8 @@ void test_metadata() {
                     {"stackTrace", "jdk.types.StackTrace", true, "Stack Trace"},
                     {"userData", "long", false, "User Data"},
                     {"failed", "boolean", false, "Failed"},
-                    {"biased", "boolean", false, "Biased"}};
+                    {"biased", "boolean", false, "Biased"},
+                    {"requester", "java.lang.String", false, "Requester"}};
     CHECK(request->fields.size() == sizeof(expected) / sizeof(expected[0]));
     for (size_t i = 0; i < request->fields.size(); i++) {
         const jfrtest::Field& f = request->fields[i];
@@ -256,7 +258,7 @@ void test_events() {
         const StackTraceRequestEvent& want = content.events[e++];
         CHECK(chunk.event_values[i].first == 1843);
         const jfrtest::Value& v = chunk.event_values[i].second;
-        CHECK(v.items.size() == 7);
+        CHECK(v.items.size() == 8);
         CHECK(static_cast<int64_t>(v.items[0].number) == want.start_ticks);
         CHECK(v.items[1].number == 0);
         CHECK(v.items[2].number == want.thread_id);
@@ -264,7 +266,16 @@ void test_events() {
         CHECK(static_cast<int64_t>(v.items[4].number) == want.user_data);
         CHECK(v.items[5].number == (want.failed ? 1u : 0u));
         CHECK(v.items[6].number == (want.biased ? 1u : 0u));
+        // A requester is a reference into the java.lang.String pool, keyed by its id; none is null.
+        CHECK(v.items[7].null == (want.requester_id == 0));
+        CHECK(v.items[7].number == want.requester_id);
+        if (want.requester_id != 0) {
+            const jfrtest::Value& name = chunk.pools.at(chunk.class_ids.at("java.lang.String")).at(want.requester_id);
+            CHECK(name.text == content.requesters[want.requester_id - 1]);
+        }
     }
+    // Only the requesters events use are in the pool.
+    CHECK(pool_size(chunk, "java.lang.String") == 2);
 }
 
 void test_pools() {

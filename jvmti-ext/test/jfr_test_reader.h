@@ -50,6 +50,10 @@ struct Cursor {
             return "";
         }
         if (encoding == 1) return "";
+        if (encoding == 2) {
+            pool_key = varint();
+            return "";
+        }
         std::string s;
         size_t n = static_cast<size_t>(varint());
         if (encoding == 3 || encoding == 5) {
@@ -64,6 +68,7 @@ struct Cursor {
         return "";
     }
     std::vector<uint16_t> units;  // the code units of the last encoding-4 string
+    uint64_t pool_key = 0;        // the key of the last encoding-2 string (a java.lang.String pool reference)
 };
 
 struct Element {
@@ -182,8 +187,10 @@ inline Value read_value(Cursor& c, const Chunk& chunk, uint64_t type, bool const
         v.number = c.varint();
     } else if (name == "java.lang.String") {
         c.units.clear();
+        c.pool_key = 0;
         v.text = c.string(&v.null);
         v.units = c.units;
+        v.number = c.pool_key;
     } else {
         v = read_struct(c, chunk, found->second);
     }
@@ -247,7 +254,9 @@ inline bool parse_checkpoint(Chunk* chunk, Cursor& c) {
         for (uint64_t j = 0; j < count && c.ok; j++) {
             uint64_t key = c.varint();
             if (chunk->pools[type].count(key) != 0) return fail(chunk, "key twice in pool " + klass->second.name);
-            chunk->pools[type][key] = read_struct(c, *chunk, klass->second);
+            // A pool of a primitive type (java.lang.String) holds bare values, others structs.
+            chunk->pools[type][key] = klass->second.fields.empty() ? read_value(c, *chunk, type, false)
+                                                                   : read_struct(c, *chunk, klass->second);
         }
     }
     return c.ok || fail(chunk, "checkpoint does not parse");

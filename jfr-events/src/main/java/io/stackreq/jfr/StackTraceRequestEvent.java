@@ -49,6 +49,11 @@ public final class StackTraceRequestEvent extends Event {
             + " requested instant")
     public boolean biased;
 
+    @Label("Requester")
+    @Description("File name of the library that called RequestStackTrace (stackreq's addition to the JDK's"
+            + " event)")
+    public String requester;
+
     /**
      * Binds the {@code throttle} setting ({@code off}, {@code N/s}, {@code N/ms}, {@code N/min})
      * to libstackreq's request gate. Works on JDK 17, where no built-in throttle exists for

@@ -45,7 +45,7 @@ public final class Scenarios {
                 report.put("rc.current", Requester.request(Thread.currentThread(), 2));
                 stop(recording);
             }
-            case "not-available-not-enabled" -> {
+            case "enable-disable" -> {
                 Recording recording = startRecording(rec, true);
                 report.put("rc.beforeEnable", Requester.request(null, 1));
                 report.put("enable.rc", Requester.enable());
@@ -53,6 +53,8 @@ public final class Scenarios {
                 report.put("disable.rc", Requester.disable());
                 report.put("rc.afterDisable", Requester.request(null, 3));
                 report.put("disableAgain.rc", Requester.disable());
+                report.put("enableAgain.rc", Requester.enable());
+                report.put("rc.enabledAgain", Requester.request(null, 4));
                 stop(recording);
             }
             case "invalid-thread" -> enabledWhileRecording(report, rec, () -> {

@@ -86,18 +86,26 @@ class ErrorCodesTest {
         assertNoEvents(run);
     }
 
+    /**
+     * Issue 27, acceptance 1: requests need no Enable (the event is the gate, as in PR 31059);
+     * Disable closes the disabling environment until it enables again, and a second Disable says
+     * NOT_AVAILABLE.
+     */
     @OnEachJdk
-    void notAvailableWithoutEnableAndAfterTheLastDisable(Jdk jdk) throws Exception {
-        ScenarioRun run = ScenarioRun.run(jdk, dir, "not-available-not-enabled", "");
-        assertEquals(JvmtiError.NOT_AVAILABLE, run.rc("beforeEnable"), () -> "before Enable\n" + run);
+    void enableIsOptionalAndDisableClosesTheEnvironmentUntilItEnablesAgain(Jdk jdk) throws Exception {
+        ScenarioRun run = ScenarioRun.run(jdk, dir, "enable-disable", "");
+        assertEquals(JvmtiError.NONE, run.rc("beforeEnable"), () -> "before any Enable\n" + run);
         assertEquals(JvmtiError.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
         assertEquals(JvmtiError.NONE, run.rc("enabled"), () -> "after Enable\n" + run);
         assertEquals(JvmtiError.NONE, run.report.getInt("disable.rc"), () -> "disable\n" + run);
         assertEquals(JvmtiError.NOT_AVAILABLE, run.rc("afterDisable"), () -> "after Disable\n" + run);
         assertEquals(JvmtiError.NOT_AVAILABLE, run.report.getInt("disableAgain.rc"),
-                () -> "Disable of an environment that is not enabled\n" + run);
-        Accounting.assertEachIdExactlyOnce(new long[] {2}, Accounting.userData(run.requests()), "not-enabled");
-        assertStatistic(run, "rejectedNotAvailable", 2);
+                () -> "Disable of an environment that is disabled already\n" + run);
+        assertEquals(JvmtiError.NONE, run.report.getInt("enableAgain.rc"), () -> "enable again\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("enabledAgain"), () -> "after enabling again\n" + run);
+        Accounting.assertEachIdExactlyOnce(new long[] {1, 2, 4}, Accounting.userData(run.requests()),
+                "enable-disable");
+        assertStatistic(run, "rejectedNotAvailable", 1);
     }
 
     @OnEachJdk

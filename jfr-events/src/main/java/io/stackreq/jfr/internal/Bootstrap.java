@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import io.stackreq.jfr.StackTraceRequestEvent;
@@ -25,7 +26,8 @@ import jdk.jfr.RecordingState;
  * so in one line and appends each recording's events to its destination when it stops.
  */
 public final class Bootstrap {
-    private static final String HOOK_CLASS = "/io/stackreq/jfr/boot/ChunkFinishHook.class";
+    private static final String CHUNK_HOOK_CLASS = "/io/stackreq/jfr/boot/ChunkFinishHook.class";
+    private static final String ENABLED_HOOK_CLASS = "/io/stackreq/jfr/boot/EnabledFlagHook.class";
     private static volatile boolean started;
     private static volatile EventType eventType;
     private static volatile boolean continuous;
@@ -55,7 +57,12 @@ public final class Bootstrap {
         return started;
     }
 
-    /** Recomputes whether any running recording enables the event and tells the agent. */
+    /**
+     * Recomputes whether any running recording enables the event and tells the agent. Called by the
+     * recording listener, the settings poll and, at once, from JFR's settings update through
+     * {@link io.stackreq.jfr.boot.EnabledFlagHook} (on the thread that changed the settings, with
+     * JFR's recorder lock held: only reentrant reads of JFR's state here).
+     */
     static void refreshEnabled() {
         EventType type = eventType;
         boolean open = type != null && type.isEnabled() && anyRunningRecordingEnablesEvent();
@@ -104,7 +111,9 @@ public final class Bootstrap {
      * JFR applies {@code Recording.enable/disable}, a second recording's settings and
      * {@code jcmd JFR.configure} without telling listeners (and calls a custom setting's
      * {@code setValue} only when its value may change, so {@link ThrottleSetting} cannot carry
-     * them either); libstackreq's emitter thread reads the event's enabled flag when it wakes,
+     * them either). The enabled-flag hook brings them to the gate at once; where it could not be
+     * installed, and for in-memory recordings' destinations, libstackreq's emitter thread reads the
+     * event's enabled flag when it wakes,
      * every 100 ms or sooner, and calls this poll only when the flag changed or disagrees with the
      * request gate, or an in-memory recording runs, which brings each change to the request gate
      * without running Java code at every wake-up. Recordings starting and stopping reach the gate
@@ -134,19 +143,30 @@ public final class Bootstrap {
     }
 
     private static boolean installChunkHook(FlightRecorder recorder) {
-        String error;
-        try (InputStream in = Bootstrap.class.getResourceAsStream(HOOK_CLASS)) {
-            error = in == null ? HOOK_CLASS + " missing from the events jar"
-                    : NativeBridge.installChunkHook(in.readAllBytes(), recorder);
-        } catch (IOException e) {
-            error = "cannot read " + HOOK_CLASS + ": " + e;
-        }
+        String error = installHook(CHUNK_HOOK_CLASS, hookClass -> NativeBridge.installChunkHook(hookClass, recorder));
         if (error != null) {
             System.err.println("[stackreq] continuous recordings unavailable on this JDK (" + error
                     + "): jdk.StackTraceRequest events reach a recording only when it stops");
             return false;
         }
         return true;
+    }
+
+    private static void installEnabledFlagHook() {
+        String error = installHook(ENABLED_HOOK_CLASS, NativeBridge::installEnabledFlagHook);
+        if (error != null) {
+            System.err.println("[stackreq] settings changes reach requests within 100 ms on this JDK, not at once ("
+                    + error + ")");
+        }
+    }
+
+    /** Reads a boot hook class from the events jar and hands its bytes to install; null or a reason. */
+    private static String installHook(String resource, Function<byte[], String> install) {
+        try (InputStream in = Bootstrap.class.getResourceAsStream(resource)) {
+            return in == null ? resource + " missing from the events jar" : install.apply(in.readAllBytes());
+        } catch (IOException e) {
+            return "cannot read " + resource + ": " + e;
+        }
     }
 
     private static final class Listener implements FlightRecorderListener {
@@ -158,6 +178,7 @@ public final class Bootstrap {
             NativeBridge.setEventTypeId(type.getId());
             continuous = installChunkHook(recorder);
             NativeBridge.startSettingsPoll(type);
+            installEnabledFlagHook();
             for (Recording recording : recorder.getRecordings()) {
                 if (recording.getState() == RecordingState.RUNNING) {
                     recordingStateChanged(recording);

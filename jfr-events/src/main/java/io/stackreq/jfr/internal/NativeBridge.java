@@ -40,6 +40,15 @@ final class NativeBridge {
     static native String installChunkHook(byte[] hookClass, jdk.jfr.FlightRecorder recorder);
 
     /**
+     * Installs the enabled-flag hook: defines {@code hookClass} (the bytes of
+     * {@code io.stackreq.jfr.boot.EnabledFlagHook}) in the boot loader and rewrites JFR's
+     * {@code PlatformEventType.setEnabled}. Call after {@link #startSettingsPoll}.
+     *
+     * @return null when installed, else a one-line reason
+     */
+    static native String installEnabledFlagHook(byte[] hookClass);
+
+    /**
      * With the chunk hook: the last running recording stopped. The events not yet in a chunk are
      * appended to {@code destination} (when not null), the others discarded: nothing records them.
      *
