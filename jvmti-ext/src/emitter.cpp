@@ -87,7 +87,7 @@ void drain_locked(EmitterState& e, JNIEnv* jni) {
         // Slots stay in order: one still waiting holds back those after it.
         if (!SlotResolver::ready(*slot, monotonic_ticks())) break;
         StackTraceRequestEvent event = e.resolver->resolve(jni, *slot, e.store);
-        event.requester_id = e.requesters.id_for(slot->caller_pc);
+        event.requester_id = e.requesters.id_for(slot->caller);
         ring.release(slot);
         if (event.failed) Counters::add(Counter::failed);
         e.store.add(event);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "requesters.h"
+
 namespace stackreq {
 
 namespace {
@@ -96,9 +98,12 @@ bool fill_info(jvmtiEnv* env, const FunctionSpec& spec, jvmtiExtensionFunctionIn
     return true;
 }
 
+// The caller's return address tells which library looked the functions up for env: the requester
+// of env's requests (requesters.h).
 jvmtiError JNICALL get_extension_functions_with_stackreq(jvmtiEnv* env, jint* count_ptr,
                                                          jvmtiExtensionFunctionInfo** extensions_ptr) {
     if (count_ptr == nullptr || extensions_ptr == nullptr) return JVMTI_ERROR_NULL_POINTER;
+    Requesters::note_lookup(env, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
     jint count = 0;
     jvmtiExtensionFunctionInfo* original = nullptr;
     jvmtiError error = g_original(env, &count, &original);

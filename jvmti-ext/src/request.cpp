@@ -152,14 +152,14 @@ uint32_t capture_native_frames(AgentState& state, const ThreadSlotView& thread, 
 
 // native=on, an unbiased request from a thread the registry does not hold (internal_threads.h):
 // the event has the native frames from the signal's registers and the OS thread.
-jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user_data, uintptr_t caller_pc,
+jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller,
                                    uint64_t entered) {
     jvmtiError result = JVMTI_ERROR_NONE;
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
     Counters::add(Counter::internal_thread);
     slot->thread_ref = nullptr;
-    slot->caller_pc = caller_pc;
+    slot->caller = caller;
     slot->tid = static_cast<int32_t>(syscall(SYS_gettid));
     slot->event.thread_id = 0;
     slot->kind = RequestKind::kInternal;
@@ -179,7 +179,7 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
     return JVMTI_ERROR_NONE;
 }
 
-jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, uintptr_t caller_pc,
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller,
                                   LatencyTurn turn) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
     int32_t tid = 0;
@@ -189,7 +189,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
             return reject(Counter::rejected_thread_not_alive, JVMTI_ERROR_THREAD_NOT_ALIVE);
         }
         if (state.ring.native_depth() > 0 && ucontext != nullptr) {
-            return request_internal_thread(state, ucontext, user_data, caller_pc, entered);
+            return request_internal_thread(state, ucontext, user_data, caller, entered);
         }
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
@@ -198,7 +198,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
     slot->thread_ref = nullptr;
-    slot->caller_pc = caller_pc;
+    slot->caller = caller;
     slot->tid = tid;
     slot->event.thread_id = thread.mounted_thread_key;
     // Without a ucontext the walk starts from this call's own stack pointer: from a JNI method or
@@ -274,25 +274,24 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
 // latency= with walker=vmstructs and a ucontext (unless latency-bare-walk=off): every other request
 // is timed after a bare AsyncGetCallTrace walk from the same context, timed first (RequestLatency).
 // The turn is taken and the thread found for that walk before the request's clock starts.
-jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, uintptr_t caller_pc) {
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller) {
     if (!state.measure_latency || state.options.walker != Walker::kVmStructs || ucontext == nullptr ||
         !state.options.latency_bare_walk) {
-        return request_current_thread(state, ucontext, user_data, caller_pc, LatencyTurn::kAlone);
+        return request_current_thread(state, ucontext, user_data, caller, LatencyTurn::kAlone);
     }
     if (g_latency_turns.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {
-        return request_current_thread(state, ucontext, user_data, caller_pc, LatencyTurn::kRequestFirst);
+        return request_current_thread(state, ucontext, user_data, caller, LatencyTurn::kRequestFirst);
     }
     int32_t tid = 0;
     ThreadSlotView thread;
     if (ThreadRegistry::find_current(&thread, &tid) && !thread.jfr_excluded) {
         record_bare_walk(thread, ucontext, state.ring.max_depth(), &request_latency().first_walk);
     }
-    return request_current_thread(state, ucontext, user_data, caller_pc, LatencyTurn::kBareWalkFirst);
+    return request_current_thread(state, ucontext, user_data, caller, LatencyTurn::kBareWalkFirst);
 }
 
 // Normal context only (see stackreq.h): validates the jthread with JNI/JVMTI.
-jvmtiError request_other_thread(AgentState& state, JNIEnv* jni, jvmtiEnv* env, jthread target, jlong user_data,
-                                uintptr_t caller_pc) {
+jvmtiError request_other_thread(AgentState& state, JNIEnv* jni, jthread target, jlong user_data, Caller caller) {
     if (!jni->IsInstanceOf(target, state.thread_class)) {
         return reject(Counter::rejected_invalid_thread, JVMTI_ERROR_INVALID_THREAD);
     }
@@ -309,13 +308,13 @@ jvmtiError request_other_thread(AgentState& state, JNIEnv* jni, jvmtiEnv* env, j
     if (target_tid != 0 && ThreadRegistry::jfr_excluded(target_tid)) {
         return reject(Counter::rejected_wrong_phase, JVMTI_ERROR_WRONG_PHASE);
     }
-    jvmtiError available = check_available(state, env);
+    jvmtiError available = check_available(state, caller.env);
     if (available != JVMTI_ERROR_NONE) return available;
     jvmtiError result = JVMTI_ERROR_NONE;
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
     slot->thread_ref = jni->NewGlobalRef(target);
-    slot->caller_pc = caller_pc;
+    slot->caller = caller;
     slot->tid = 0;
     slot->kind = RequestKind::kBiasedOther;
     slot->top_pc = 0;
@@ -365,9 +364,8 @@ bool is_current_thread(AgentState& state, JNIEnv* jni, jthread target) {
     return same;
 }
 
-jvmtiError request(AgentState& state, jvmtiEnv* env, void* thread, void* ucontext, jlong user_data,
-                   uintptr_t caller_pc) {
-    if (env == nullptr) return reject(Counter::rejected_other, JVMTI_ERROR_INVALID_ENVIRONMENT);
+jvmtiError request(AgentState& state, void* thread, void* ucontext, jlong user_data, Caller caller) {
+    if (caller.env == nullptr) return reject(Counter::rejected_other, JVMTI_ERROR_INVALID_ENVIRONMENT);
     jvmtiError error = check_phase(state);
     if (error != JVMTI_ERROR_NONE) return error;
     if (thread != nullptr) {
@@ -379,12 +377,12 @@ jvmtiError request(AgentState& state, jvmtiEnv* env, void* thread, void* ucontex
         error = resolve_thread_argument(jni, thread, &target);
         if (error != JVMTI_ERROR_NONE) return reject(Counter::rejected_invalid_thread, error);
         if (target != nullptr && !is_current_thread(state, jni, target)) {
-            return request_other_thread(state, jni, env, target, user_data, caller_pc);
+            return request_other_thread(state, jni, target, user_data, caller);
         }
     }
-    error = check_available(state, env);
+    error = check_available(state, caller.env);
     if (error != JVMTI_ERROR_NONE) return error;
-    return request_current_thread(state, ucontext, user_data, caller_pc);
+    return request_current_thread(state, ucontext, user_data, caller);
 }
 
 // Counts the request as in flight for its whole duration (see AgentState::in_flight).
@@ -403,13 +401,14 @@ private:
 
 using namespace stackreq;
 
-// The caller's return address names the library that requested (the event's requester field):
-// __builtin_return_address reads the call's own frame, nothing else.
+// The environment and the call's return address name the library that requested (the event's
+// requester field, requesters.h): __builtin_return_address reads the call's own frame, nothing else.
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
                                                                        void* ucontext, jlong user_data) {
     AgentState& state = agent();
     InFlight in_flight(state);
-    return request(state, env, thread, ucontext, user_data, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+    return request(state, thread, ucontext, user_data,
+                   Caller{env, reinterpret_cast<uintptr_t>(__builtin_return_address(0))});
 }
 
 // Once per environment or more: prepares what requests need (the ring's memory) and returns NONE.

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "request_event.h"
+#include "requesters.h"
 
 namespace stackreq {
 
@@ -61,7 +62,7 @@ struct RequestSlot {
     uint32_t index;       // which slot this is, fixed at init
     StackTraceRequestEvent event;  // the request sets start_ticks and user_data, the emitter the rest
     jobject thread_ref;   // global reference for kBiasedOther, else null
-    uintptr_t caller_pc;  // the return address of the RequestStackTrace call: who requested
+    Caller caller;        // who requested (requesters.h)
     int32_t tid;          // kWalked, kBiasedSelf: the registered thread's; kInternal: gettid's
     int32_t frame_count;  // > 0 frames; <= 0 the AsyncGetCallTrace error
     RequestKind kind;
