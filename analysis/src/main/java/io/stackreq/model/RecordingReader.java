@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.openjdk.jmc.common.IMCFrame;
 import org.openjdk.jmc.common.IMCMethod;
@@ -83,6 +84,15 @@ public final class RecordingReader {
      *                        corrupt, or a receiver threw it
      */
     public static void stream(Path file, Map<String, EventReceiver> receivers) {
+        stream(file, receivers::get);
+    }
+
+    /**
+     * As {@link #stream(Path, Map)}, with the receiver of each type the file declares asked of
+     * {@code receivers} (null: the type's events are skipped): for readers that learn which types
+     * a file holds as they read it.
+     */
+    public static void stream(Path file, Function<String, EventReceiver> receivers) {
         RecordingStructure.check(file);
         // One chunk at a time, in file order: the events then arrive in file order, and only one
         // chunk's bytes are in memory (JMC core reads a chunk whole).
@@ -97,7 +107,7 @@ public final class RecordingReader {
                     @Override
                     public IEventSink create(String identifier, String label, String[] category, String description,
                             List<ValueField> fields) {
-                        EventReceiver receiver = receivers.get(identifier);
+                        EventReceiver receiver = receivers.apply(identifier);
                         if (receiver == null || failure.get() != null) {
                             return values -> {
                             };

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 import io.stackreq.fixtures.Cli;
+import io.stackreq.fixtures.FixtureJfrSamples;
 import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.fixtures.FixtureSamples;
 import io.stackreq.fixtures.ScenarioFixture;
@@ -119,6 +120,60 @@ class ErrorsTest extends ScenarioFixture {
     void metricWithoutSamples() {
         String err = failsWithOneLine("report", scenario.recording, "--metric", "page-faults");
         assertTrue(err.contains("needs --samples"), err);
+    }
+
+    private static Path datadogSamples() throws IOException {
+        return new FixtureJfrSamples().execution(1, 10).method(2, 20).write(directory.resolve("datadog.jfr"));
+    }
+
+    @Test
+    void jfrSamplesWithoutDatadogEventsListTheEventTypesHeld() throws IOException {
+        Path other = new FixtureJfrSamples().other(1, 1000).other(2, 1000).write(directory.resolve("other.jfr"));
+        String err = failsWithOneLine("report", scenario.recording, "--samples", other);
+        assertTrue(err.contains("other.jfr has no datadog.ExecutionSample or datadog.MethodSample events: name the "
+                + "sample events with --sample-event TYPE (its events: test.CpuSample 2)"), err);
+    }
+
+    @Test
+    void unknownSampleEventType() throws IOException {
+        String err = failsWithOneLine("report", scenario.recording, "--samples", datadogSamples(), "--sample-event",
+                "datadog.ExecutionSample,jdk.ExecutionSample");
+        assertTrue(err.contains("datadog.jfr has no jdk.ExecutionSample events (its events: "
+                + "datadog.ExecutionSample 1, datadog.MethodSample 1)"), err);
+    }
+
+    @Test
+    void missingKeyField() throws IOException {
+        String err = failsWithOneLine("flame", scenario.recording, "--samples", datadogSamples(), "--key", "requestId",
+                "-o", directory.resolve("never.html"));
+        assertTrue(err.contains("datadog.ExecutionSample events in") && err.contains("have no field 'requestId' "
+                + "(their fields: startTime, duration, eventThread, stackTrace, state, weight, correlationId, spanId, "
+                + "localRootSpanId)"), err);
+        assertFalse(Files.exists(directory.resolve("never.html")));
+    }
+
+    @Test
+    void nonNumericKeyOrWeight() throws IOException {
+        String key = failsWithOneLine("report", scenario.recording, "--samples", datadogSamples(), "--key", "state");
+        assertTrue(key.contains("field 'state' of datadog.ExecutionSample in") && key.contains("is not a number (it "
+                + "is text)"), key);
+        String weight = failsWithOneLine("collapsed", scenario.recording, "--samples", datadogSamples(), "--weight",
+                "eventThread");
+        assertTrue(weight.contains("field 'eventThread' of datadog.ExecutionSample"), weight);
+    }
+
+    @Test
+    void optionsOfTheOtherSampleFormat() throws IOException {
+        String jfrOption = failsWithOneLine("report", scenario.recording, "--samples", scenario.samples, "--weight",
+                "weight");
+        assertTrue(jfrOption.contains("--weight: for a JFR file as --samples, but") && jfrOption.contains("is a perf "
+                + "agent sample file (weigh its samples with --metric)"), jfrOption);
+        String perfOption = failsWithOneLine("report", scenario.recording, "--samples", datadogSamples(), "--metric",
+                "task-clock");
+        assertTrue(perfOption.contains("--metric is for perf agent sample files: weigh the samples of"), perfOption);
+        String noSamples = failsWithOneLine("export", scenario.recording, "--sample-event", "datadog.MethodSample",
+                "--format", "pprof", "-o", directory.resolve("never.pb.gz"));
+        assertTrue(noSamples.contains("--sample-event needs --samples FILE"), noSamples);
     }
 
     @Test

@@ -45,7 +45,7 @@ class JoinerTest {
                 .write(directory.resolve("ascending.jfr"));
         for (Path recording : List.of(shuffled, ascending)) {
             List<JoinedSample> joined = new ArrayList<>();
-            JoinQuality quality = JoinRunner.run(recording, samples, null,
+            JoinQuality quality = JoinRunner.run(JoinInputs.of(recording, samples),
                     (contents, metric, header) -> List.of(joined::add)).quality();
             assertEquals(List.of(Status.FAILED_EVENT, Status.MATCHED, Status.DUPLICATE, Status.MATCHED,
                     Status.NO_EVENT, Status.REJECTED), joined.stream().map(JoinedSample::status).toList(),
