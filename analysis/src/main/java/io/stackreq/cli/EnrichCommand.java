@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-import io.stackreq.join.JoinInputs;
 import io.stackreq.output.EnrichedRecordingWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,7 +36,7 @@ final class EnrichCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long written = Enrichment.write(new JoinInputs(recording, samples, null, sampleOptions.spec()), output);
+        long written = Enrichment.write(sampleOptions.joinInputs(recording, samples, null), output);
         spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d %s events)", output,
                 written, EnrichedRecordingWriter.EVENT_NAME));
         return 0;

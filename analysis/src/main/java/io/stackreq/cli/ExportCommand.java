@@ -58,7 +58,7 @@ final class ExportCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--json is for --format otlp (pprof is binary only)");
         }
         AtomicReference<StackProfile> profile = new AtomicReference<>();
-        JoinInputs inputs = new JoinInputs(recording, samples, null, sampleOptions.spec());
+        JoinInputs inputs = sampleOptions.joinInputs(recording, samples, null);
         inputs.checkOptions();
         if (samples != null) {
             JoinRunner.run(inputs, Analysis.withStackProfile(samples, List.of(), profile));

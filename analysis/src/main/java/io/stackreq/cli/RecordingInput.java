@@ -28,6 +28,6 @@ final class RecordingInput {
     SampleOptions sampleOptions;
 
     JoinInputs joinInputs() {
-        return new JoinInputs(recording, samples, metric, sampleOptions.spec());
+        return sampleOptions.joinInputs(recording, samples, metric);
     }
 }

@@ -12,8 +12,9 @@ import io.stackreq.model.JfrSampleSpec;
  * @param samples    the perf agent's sample file or a JFR file with sample events, or null to weigh every event 1
  * @param metric     the perf counter to weigh by, or null for the sample file's leader
  * @param jfrSamples which events of a JFR file are the samples, and their fields
+ * @param requester  whose stack-trace events to join, or null for the only one or the one the samples come from
  */
-public record JoinInputs(Path recording, Path samples, String metric, JfrSampleSpec jfrSamples) {
+public record JoinInputs(Path recording, Path samples, String metric, JfrSampleSpec jfrSamples, String requester) {
 
     /**
      * @throws InputException when an option about samples comes without samples
@@ -29,6 +30,6 @@ public record JoinInputs(Path recording, Path samples, String metric, JfrSampleS
 
     /** A recording and (or null) a sample file, each read as it comes. */
     public static JoinInputs of(Path recording, Path samples) {
-        return new JoinInputs(recording, samples, null, JfrSampleSpec.defaults());
+        return new JoinInputs(recording, samples, null, JfrSampleSpec.defaults(), null);
     }
 }

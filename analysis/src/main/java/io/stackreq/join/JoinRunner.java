@@ -3,6 +3,9 @@ package io.stackreq.join;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 import io.stackreq.model.InputException;
 import io.stackreq.model.RecordingContents;
@@ -23,28 +26,42 @@ public final class JoinRunner {
     private JoinRunner() {
     }
 
-    /** Joins {@code inputs.recording()} with {@code inputs.samples()}, or counts its events when there are none. */
+    /**
+     * Joins the events of one requester of {@code inputs.recording()} with {@code inputs.samples()},
+     * or counts them when there are no samples.
+     */
     public static JoinOutcome run(JoinInputs inputs, ListenerFactory listeners) {
         inputs.checkOptions();
-        RecordingContents recording = RecordingReader.read(inputs.recording());
-        Joiner joiner = new Joiner(recording);
+        RecordingContents everything = RecordingReader.read(inputs.recording());
         if (inputs.samples() == null) {
+            String requester = RequesterChoice.choose(everything, inputs.requester(), Optional.empty());
+            RecordingContents recording = everything.ofRequester(requester);
             Metric metric = Metric.eventCount();
-            JoinQuality quality = joiner.joinEventsAlone(listeners.create(recording, metric, null));
-            return new JoinOutcome(recording, null, null, metric, quality, new JoinScope(null, 0));
+            JoinQuality quality = new Joiner(recording).joinEventsAlone(listeners.create(recording, metric, null));
+            return new JoinOutcome(recording, null, null, metric, quality, scope(everything, requester, null, 0));
         }
         try (SampleSource samples = SampleSource.open(inputs.samples(), inputs.jfrSamples())) {
             if (inputs.metric() != null && samples.format().equals(SampleSource.JFR)) {
                 throw new InputException("--metric is for perf agent sample files: weigh the samples of "
                         + inputs.samples() + " with --weight FIELD");
             }
+            String requester = RequesterChoice.choose(everything, inputs.requester(), samples.requester());
+            RecordingContents recording = everything.ofRequester(requester);
             SampleFileHeader header = samples.header();
             Metric metric = Metric.forSamples(inputs.metric(), header, inputs.samples().toString());
-            JoinQuality quality = joiner.joinSamples(samples, metric, listeners.create(recording, metric, header));
+            JoinQuality quality = new Joiner(recording).joinSamples(samples, metric,
+                    listeners.create(recording, metric, header));
             return new JoinOutcome(recording, inputs.samples(), header, metric, quality,
-                    new JoinScope(samples.format(), samples.undelegated()));
+                    scope(everything, requester, samples.format(), samples.undelegated()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static JoinScope scope(RecordingContents everything, String requester, String samplesFormat,
+            long undelegated) {
+        Map<String, Long> others = new TreeMap<>(everything.requesterEvents());
+        others.remove(requester);
+        return new JoinScope(samplesFormat, requester, others, undelegated);
     }
 }

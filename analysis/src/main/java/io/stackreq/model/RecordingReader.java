@@ -38,6 +38,12 @@ import org.openjdk.jmc.flightrecorder.parser.ValueField;
 public final class RecordingReader {
     public static final String STACK_TRACE_REQUEST = "jdk.StackTraceRequest";
     public static final String REQUEST_STATISTICS = "stackreq.RequestStatistics";
+    /**
+     * The string field naming the library that called RequestStackTrace (its file name), so that
+     * the events of several profilers in one JVM can be told apart; absent in older recordings
+     * and in the JDK's own event.
+     */
+    public static final String REQUESTER = "requester";
     private static final String SINGLE_THREADED_PARSER = "org.openjdk.jmc.flightrecorder.parser.singlethreaded";
     private static final Set<String> TIME_FIELDS = Set.of("startTime", "duration", "endTime");
 
@@ -175,6 +181,7 @@ public final class RecordingReader {
         int thread = fieldIndex(fields, JfrAttributes.EVENT_THREAD);
         int failed = fieldIndex(fields, "failed");
         int biased = fieldIndex(fields, "biased");
+        int requester = fieldIndex(fields, REQUESTER);
         // JMC gives the events of one stack-trace constant the same IMCStackTrace: converting it
         // once keeps one frame list per distinct stack, and spares converting it for every event.
         Map<IMCStackTrace, Integer> stackIds = new IdentityHashMap<>();
@@ -183,14 +190,16 @@ public final class RecordingReader {
             IMCStackTrace trace = (IMCStackTrace) value(values, stackTrace);
             IMCThread eventThread = (IMCThread) value(values, thread);
             IQuantity time = (IQuantity) value(values, startTime);
-            out.add(asLong(values[userData]),
-                    time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
-                    eventThread == null ? null : eventThread.getThreadName(),
-                    eventThread == null ? null : eventThread.getThreadId(),
-                    trace == null ? noStack : stackIds.computeIfAbsent(trace, t -> out.stackId(frames(t))),
-                    trace != null && trace.getTruncationState() != null && trace.getTruncationState().isTruncated(),
-                    asBoolean(value(values, failed)),
-                    asBoolean(value(values, biased)));
+            Object requestedBy = value(values, requester);
+            out.add(asLong(values[userData]), time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
+                    requestedBy instanceof String name ? name : "", new RecordingContents.Shape(
+                            trace == null ? noStack : stackIds.computeIfAbsent(trace, t -> out.stackId(frames(t))),
+                            eventThread == null ? null : eventThread.getThreadName(),
+                            eventThread == null ? null : eventThread.getThreadId(),
+                            trace != null && trace.getTruncationState() != null
+                                    && trace.getTruncationState().isTruncated(),
+                            asBoolean(value(values, failed)),
+                            asBoolean(value(values, biased))));
         };
     }
 

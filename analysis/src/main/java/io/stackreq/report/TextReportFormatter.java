@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.stackreq.join.JoinScope;
 import io.stackreq.model.SampleSource;
 
 /** The human-readable report: a table of entries, then the join quality. */
@@ -111,6 +112,7 @@ public final class TextReportFormatter {
             out.append("  events   ").append(count(q.events())).append(": ").append(count(q.matched()))
                     .append(" with a stack, ").append(count(q.failedEvent())).append(" failed\n");
         }
+        requester(out, report.scope());
         out.append("  biased   ").append(pct(q.biasedPct()))
                 .append(" of attributed stacks were taken at a safepoint\n");
         out.append("  dropped  ").append(q.droppedInJvm() < 0 ? "unknown (no stackreq.RequestStatistics event)"
@@ -121,6 +123,24 @@ public final class TextReportFormatter {
             if (q.sampleFileCutOff()) {
                 out.append("; the sample file's last line was cut off and skipped");
             }
+        }
+        out.append('\n');
+    }
+
+    /** Whose stack-trace events were joined, and how many of other requesters were not. */
+    private static void requester(StringBuilder out, JoinScope scope) {
+        out.append("  requester ");
+        if (scope.otherRequesters().isEmpty()) {
+            out.append(scope.requester().isEmpty() ? "not named by the events (all joined)"
+                    : scope.requester() + " (all events are its)");
+        } else {
+            out.append(scope.requester().isEmpty() ? "unnamed (--requester '')" : scope.requester()).append("; ")
+                    .append(count(scope.otherRequesterEvents())).append(" events of other requesters left out (")
+                    .append(scope.otherRequesters().entrySet().stream()
+                            .map(other -> (other.getKey().isEmpty() ? "unnamed" : other.getKey()) + ": "
+                                    + count(other.getValue()))
+                            .collect(Collectors.joining(", ")))
+                    .append(")");
         }
         out.append('\n');
     }

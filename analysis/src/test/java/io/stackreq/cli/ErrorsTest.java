@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 import io.stackreq.fixtures.Cli;
+import io.stackreq.fixtures.FixtureFrame;
 import io.stackreq.fixtures.FixtureJfrSamples;
 import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.fixtures.FixtureSamples;
@@ -174,6 +175,34 @@ class ErrorsTest extends ScenarioFixture {
         String noSamples = failsWithOneLine("export", scenario.recording, "--sample-event", "datadog.MethodSample",
                 "--format", "pprof", "-o", directory.resolve("never.pb.gz"));
         assertTrue(noSamples.contains("--sample-event needs --samples FILE"), noSamples);
+    }
+
+    private static Path twoRequesters() throws IOException {
+        return new FixtureRecording()
+                .requester("libstackreq-perf.so").stack(1, "main", FixtureFrame.jit("perf.Spin", "spin", 1))
+                .requester("libjavaProfiler.so").stack(1, "main", FixtureFrame.jit("dd.Work", "work", 1))
+                .requester("").stack(2, "main", FixtureFrame.jit("other.Hot", "hot", 1))
+                .write(directory.resolve("two-requesters.jfr"));
+    }
+
+    @Test
+    void severalRequestersAndNothingSaysWhose() throws IOException {
+        String list = "(unnamed (--requester ''): 1, libjavaProfiler.so: 1, libstackreq-perf.so: 1)";
+        String alone = failsWithOneLine("report", twoRequesters());
+        assertTrue(alone.contains("two-requesters.jfr has stack-trace events of 3 requesters " + list
+                + ": choose whose to join with --requester NAME"), alone);
+        Path other = new FixtureJfrSamples().other(1, 1000).write(directory.resolve("other-samples.jfr"));
+        String otherSamples = failsWithOneLine("collapsed", twoRequesters(), "--samples", other, "--sample-event",
+                FixtureJfrSamples.OTHER_TYPE, "--key", "requestId");
+        assertTrue(otherSamples.contains("3 requesters " + list), otherSamples);
+    }
+
+    @Test
+    void unknownRequester() throws IOException {
+        String err = failsWithOneLine("report", twoRequesters(), "--samples", scenario.samples, "--requester",
+                "libnope.so");
+        assertTrue(err.contains("no jdk.StackTraceRequest event in") && err.contains("was requested by 'libnope.so' "
+                + "(unnamed (--requester ''): 1, libjavaProfiler.so: 1, libstackreq-perf.so: 1)"), err);
     }
 
     @Test
