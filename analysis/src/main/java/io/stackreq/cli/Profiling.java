@@ -117,7 +117,8 @@ final class Profiling {
         } else {
             err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
                     + "; the report counts stack-trace events only and profile.jfr is not written");
-            outcome = JoinRunner.run(JoinInputs.of(settings.recording(), null), listeners(null, trees, formats, stacks));
+            outcome = JoinRunner.run(JoinInputs.of(settings.recording(), null),
+                    listeners(null, trees, formats, stacks));
         }
         for (FleetFormat format : formats) {
             format.write(stacks.get(), directory.resolve(format.fileName()), false);

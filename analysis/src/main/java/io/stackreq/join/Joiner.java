@@ -8,8 +8,8 @@ import java.util.TreeMap;
 import io.stackreq.join.JoinedSample.Status;
 import io.stackreq.model.InputException;
 import io.stackreq.model.RecordingContents;
-import io.stackreq.model.SampleSource;
 import io.stackreq.model.SampleFileSummary;
+import io.stackreq.model.SampleSource;
 import io.stackreq.model.StackEvent;
 
 /**

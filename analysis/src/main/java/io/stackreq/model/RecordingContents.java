@@ -73,6 +73,7 @@ public final class RecordingContents {
         boolean ascending = true;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
+        // Every event of the recording, whichever requester's: a view is not what it was made of.
         long recorded = requesterEvents.values().stream().mapToLong(Long::longValue).sum();
         for (int index = 0; index < recorded; index++) {
             if (shapeRequesters.get(shapeIndices.get(index >>> BLOCK_BITS)[index & BLOCK_MASK]).equals(requester)) {
@@ -108,6 +109,7 @@ public final class RecordingContents {
     public Map<String, Long> requesterEvents() {
         return requesterEvents;
     }
+
     public Path file() {
         return file;
     }
@@ -118,15 +120,14 @@ public final class RecordingContents {
 
     /** The userData of event {@code index} (file order), without making the event. */
     public long userData(int index) {
-        int event = inRecording(index);
-        return userData.get(event >>> BLOCK_BITS)[event & BLOCK_MASK];
+        return at(userData, inRecording(index));
     }
 
     /** Event {@code index} in file order, made from its columns. */
     public StackEvent event(int index) {
         int event = inRecording(index);
         StackEvent shape = shapes.get(shapeIndices.get(event >>> BLOCK_BITS)[event & BLOCK_MASK]);
-        return new StackEvent(userData(index), times.get(event >>> BLOCK_BITS)[event & BLOCK_MASK],
+        return new StackEvent(at(userData, event), at(times, event),
                 shape.threadName(), shape.javaThreadId(), shape.frames(), shape.truncated(), shape.failed(),
                 shape.biased());
     }

@@ -190,16 +190,17 @@ public final class RecordingReader {
             IMCStackTrace trace = (IMCStackTrace) value(values, stackTrace);
             IMCThread eventThread = (IMCThread) value(values, thread);
             IQuantity time = (IQuantity) value(values, startTime);
+            RecordingContents.Shape shape = new RecordingContents.Shape(
+                    trace == null ? noStack : stackIds.computeIfAbsent(trace, t -> out.stackId(frames(t))),
+                    eventThread == null ? null : eventThread.getThreadName(),
+                    eventThread == null ? null : eventThread.getThreadId(),
+                    trace != null && trace.getTruncationState() != null && trace.getTruncationState().isTruncated(),
+                    asBoolean(value(values, failed)),
+                    asBoolean(value(values, biased)));
+            // Absent (an older recording, the JDK's own event) and empty (unknown) alike: named by none.
             Object requestedBy = value(values, requester);
             out.add(asLong(values[userData]), time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
-                    requestedBy instanceof String name ? name : "", new RecordingContents.Shape(
-                            trace == null ? noStack : stackIds.computeIfAbsent(trace, t -> out.stackId(frames(t))),
-                            eventThread == null ? null : eventThread.getThreadName(),
-                            eventThread == null ? null : eventThread.getThreadId(),
-                            trace != null && trace.getTruncationState() != null
-                                    && trace.getTruncationState().isTruncated(),
-                            asBoolean(value(values, failed)),
-                            asBoolean(value(values, biased))));
+                    requestedBy instanceof String name ? name : "", shape);
         };
     }
 

@@ -43,8 +43,7 @@ public final class ReportBuilder {
                 outcome.samplesFile() == null ? null : outcome.samplesFile().toString(), outcome.metric().name(),
                 outcome.metric().unit(), grouping.optionName(), totalWeight, outcome.quality().matched(),
                 outcome.quality().unmatched(), Report.Quality.of(outcome.quality()), outcome.scope(),
-                entries(all, totalWeight),
-                threads);
+                entries(all, totalWeight), threads);
     }
 
     private List<ReportEntry> entries(CallTree tree, long totalWeight) {
