@@ -31,7 +31,7 @@ public final class JoinedProfileBuilder implements JoinListener {
         List<StackProfile.ValueKind> kinds = new ArrayList<>();
         StackProfile.ValueKind leader = null;
         if (header != null) {
-            for (String event : header.events()) {
+            for (String event : header.valueEvents()) {
                 Metric metric = Metric.forSamples(event, header, samplesFile);
                 counters.add(metric);
                 kinds.add(valueKind(metric));

@@ -19,7 +19,9 @@ public record JfrSampleSpec(List<String> eventTypes, String key, String weight) 
     public static final String COUNT = "samples";
 
     public JfrSampleSpec {
-        eventTypes = eventTypes == null ? List.of() : List.copyOf(eventTypes);
+        // "a, b" as typed in a shell means a and b.
+        eventTypes = eventTypes == null ? List.of()
+                : eventTypes.stream().map(String::strip).filter(type -> !type.isEmpty()).toList();
     }
 
     public static JfrSampleSpec defaults() {

@@ -18,9 +18,11 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.stackreq.export.pprof.Profile;
 import io.stackreq.fixtures.Cli;
 import io.stackreq.fixtures.FixtureJfrSamples;
 import io.stackreq.fixtures.FixtureSamples;
+import io.stackreq.fixtures.ProfileWeights;
 import io.stackreq.fixtures.Scenario;
 import io.stackreq.fixtures.ScenarioFixture;
 
@@ -175,10 +177,26 @@ class JfrSamplesCliTest extends ScenarioFixture {
                 "-o", enriched);
         assertEquals(0, enrich.exitCode(), enrich.err());
         assertTrue(enrich.err().contains("14 stackreq.PerfSample events"), enrich.err());
-        Path pprof = directory.resolve("jfr.pb.gz");
-        Cli.Result export = Cli.run("export", scenario.recording, "--samples", datadogSamples, "--format", "pprof",
-                "-o", pprof);
+        assertEquals(List.of("samples/count"), sampleTypes(exportPprof("jfr.pb.gz")));
+        assertEquals(List.of("weight/count", "samples/count"),
+                sampleTypes(exportPprof("jfr-weight.pb.gz", "--weight", "weight")));
+    }
+
+    private static Path exportPprof(String name, Object... options) {
+        Path output = directory.resolve(name);
+        List<Object> args = new ArrayList<>(List.of("export", scenario.recording, "--samples", datadogSamples,
+                "--format", "pprof", "-o", output));
+        args.addAll(List.of(options));
+        Cli.Result export = Cli.run(args.toArray());
         assertEquals(0, export.exitCode(), export.err());
         assertTrue(export.err().contains("14 samples"), export.err());
+        return output;
+    }
+
+    /** Counted samples are pprof's samples/count, once; a weight is a sample type of its own. */
+    private static List<String> sampleTypes(Path pprof) throws IOException {
+        Profile profile = ProfileWeights.readPprof(pprof);
+        return profile.getSampleTypeList().stream().map(type -> profile.getStringTable((int) type.getType()) + "/"
+                + profile.getStringTable((int) type.getUnit())).toList();
     }
 }
