@@ -36,7 +36,7 @@ final class CollapsedCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         TreeBuilder trees = new TreeBuilder(lines ? FrameKey.LINE : FrameKey.METHOD, threads, false);
-        JoinRunner.run(input.recording, input.samples, input.metric, (recording, metric, header) -> List.of(trees));
+        JoinRunner.run(input.joinInputs(), (recording, metric, header) -> List.of(trees));
         if (output == null) {
             Writer out = spec.commandLine().getOut();
             new CollapsedWriter().write(trees.tree(), out);

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 
 import io.stackreq.output.EnrichedRecordingWriter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -23,15 +24,19 @@ final class EnrichCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "REC.jfr", description = "JFR recording with jdk.StackTraceRequest events")
     Path recording;
 
-    @Option(names = "--samples", paramLabel = "FILE", required = true, description = "Sample file of the perf agent")
+    @Option(names = "--samples", paramLabel = "FILE", required = true,
+            description = "Samples to join by userData: the perf agent's sample file or a JFR file with sample events")
     Path samples;
+
+    @Mixin
+    SampleOptions sampleOptions;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true, description = "Recording to write")
     Path output;
 
     @Override
     public Integer call() throws Exception {
-        long written = Enrichment.write(recording, samples, output);
+        long written = Enrichment.write(sampleOptions.joinInputs(recording, samples, null), output);
         spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d %s events)", output,
                 written, EnrichedRecordingWriter.EVENT_NAME));
         return 0;

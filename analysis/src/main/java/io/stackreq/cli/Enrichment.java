@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.stackreq.join.JoinInputs;
 import io.stackreq.join.JoinListener;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinRunner;
@@ -19,20 +20,20 @@ final class Enrichment {
     }
 
     /** @return the number of events written */
-    static long write(Path recording, Path samples, Path output) throws IOException {
-        return run(recording, samples, output, (contents, metric, header) -> List.of()).written;
+    static long write(JoinInputs inputs, Path output) throws IOException {
+        return run(inputs, output, (contents, metric, header) -> List.of()).written;
     }
 
     record Result(JoinOutcome outcome, long written) {
     }
 
     /** @param others the join's other listeners, made once the sample file's header is known */
-    static Result run(Path recording, Path samples, Path output, JoinRunner.ListenerFactory others)
+    static Result run(JoinInputs inputs, Path output, JoinRunner.ListenerFactory others)
             throws IOException {
         EnrichedRecordingWriter[] writer = new EnrichedRecordingWriter[1];
         JoinOutcome outcome = null;
         try {
-            outcome = JoinRunner.run(recording, samples, null, (contents, metric, header) -> {
+            outcome = JoinRunner.run(inputs, (contents, metric, header) -> {
                 long[] span = Analysis.timeSpan(contents);
                 try {
                     writer[0] = new EnrichedRecordingWriter(output, header, span[0], span[1]);

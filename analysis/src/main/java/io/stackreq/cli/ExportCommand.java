@@ -9,8 +9,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.stackreq.export.EnrichedProfileReader;
 import io.stackreq.export.FleetFormat;
 import io.stackreq.export.StackProfile;
+import io.stackreq.join.JoinInputs;
 import io.stackreq.join.JoinRunner;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -33,9 +35,13 @@ final class ExportCommand implements Callable<Integer> {
     Path recording;
 
     @Option(names = "--samples", paramLabel = "FILE",
-            description = "Sample file of the perf agent (JSON lines); without it every stack-trace event is one "
-                    + "sample and the profile has only samples/count")
+            description = "Samples to join by userData: the perf agent's sample file (JSON lines) or a JFR file with "
+                    + "sample events; without it every stack-trace event is one sample and the profile has only "
+                    + "samples/count")
     Path samples;
+
+    @Mixin
+    SampleOptions sampleOptions;
 
     @Option(names = "--format", paramLabel = "pprof|otlp", required = true, description = "Profile format")
     FleetFormat format;
@@ -52,12 +58,14 @@ final class ExportCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--json is for --format otlp (pprof is binary only)");
         }
         AtomicReference<StackProfile> profile = new AtomicReference<>();
+        JoinInputs inputs = sampleOptions.joinInputs(recording, samples, null);
+        inputs.checkOptions();
         if (samples != null) {
-            JoinRunner.run(recording, samples, null, Analysis.withStackProfile(samples, List.of(), profile));
+            JoinRunner.run(inputs, Analysis.withStackProfile(samples, List.of(), profile));
         } else {
             // profile.jfr (from enrich or profile) already holds joined samples with their counters.
-            EnrichedProfileReader.read(recording).ifPresentOrElse(profile::set, () -> JoinRunner.run(recording,
-                    null, null, Analysis.withStackProfile(null, List.of(), profile)));
+            EnrichedProfileReader.read(recording).ifPresentOrElse(profile::set,
+                    () -> JoinRunner.run(inputs, Analysis.withStackProfile(null, List.of(), profile)));
         }
         format.write(profile.get(), output, json);
         spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d samples in %,d "

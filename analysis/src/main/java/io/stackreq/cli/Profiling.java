@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.stackreq.export.FleetFormat;
 import io.stackreq.export.StackProfile;
+import io.stackreq.join.JoinInputs;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinRunner;
 import io.stackreq.model.InputException;
@@ -109,14 +110,15 @@ final class Profiling {
         long enriched = -1;
         AtomicReference<StackProfile> stacks = new AtomicReference<>();
         if (hasData(settings.samples())) {
-            Enrichment.Result result = Enrichment.run(settings.recording(), settings.samples(),
+            Enrichment.Result result = Enrichment.run(JoinInputs.of(settings.recording(), settings.samples()),
                     directory.resolve(ENRICHED), listeners(settings.samples(), trees, formats, stacks));
             outcome = result.outcome();
             enriched = result.written();
         } else {
             err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
                     + "; the report counts stack-trace events only and profile.jfr is not written");
-            outcome = JoinRunner.run(settings.recording(), null, null, listeners(null, trees, formats, stacks));
+            outcome = JoinRunner.run(JoinInputs.of(settings.recording(), null),
+                    listeners(null, trees, formats, stacks));
         }
         for (FleetFormat format : formats) {
             format.write(stacks.get(), directory.resolve(format.fileName()), false);

@@ -106,12 +106,14 @@ public final class EnrichedProfileReader {
         return new StackProfile.Description(kinds, counters.isEmpty() ? null : kinds.get(0), 0, 0, 0);
     }
 
-    /** JMC reads a plain long field as a number or as a quantity, depending on its annotations. */
+    /**
+     * JMC reads a plain long field as a number or as a quantity, depending on its annotations; a
+     * negative one is the unknown tid of a JFR sample.
+     */
     private static Long osThreadId(Object value) {
-        if (value instanceof IQuantity quantity) {
-            return quantity.longValue();
-        }
-        return value instanceof Number number ? number.longValue() : null;
+        Long tid = value instanceof IQuantity quantity ? Long.valueOf(quantity.longValue())
+                : value instanceof Number number ? Long.valueOf(number.longValue()) : null;
+        return tid == null || tid < 0 ? null : tid;
     }
 
     /** The counter fields, named by their labels (the perf event names), the leader first. */

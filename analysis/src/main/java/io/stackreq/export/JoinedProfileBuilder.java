@@ -31,7 +31,7 @@ public final class JoinedProfileBuilder implements JoinListener {
         List<StackProfile.ValueKind> kinds = new ArrayList<>();
         StackProfile.ValueKind leader = null;
         if (header != null) {
-            for (String event : header.events()) {
+            for (String event : header.valueEvents()) {
                 Metric metric = Metric.forSamples(event, header, samplesFile);
                 counters.add(metric);
                 kinds.add(valueKind(metric));
@@ -62,7 +62,7 @@ public final class JoinedProfileBuilder implements JoinListener {
         values[metrics.size()] = 1;
         StackEvent event = joined.event();
         profile.add(event.frames(), new StackProfile.ThreadId(TreeBuilder.threadName(joined), event.javaThreadId(),
-                sample == null ? null : sample.tid()), values);
+                sample == null || sample.tid() == Sample.UNKNOWN_TID ? null : sample.tid()), values);
     }
 
     public StackProfile profile() {

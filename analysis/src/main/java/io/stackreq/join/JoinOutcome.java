@@ -13,7 +13,8 @@ import io.stackreq.model.SampleFileHeader;
  * @param header      the sample file's header, or null without a sample file
  * @param metric      what the weights measure
  * @param quality     how well samples and events fit together
+ * @param scope       what the join took from its inputs and left out
  */
 public record JoinOutcome(RecordingContents recording, Path samplesFile, SampleFileHeader header, Metric metric,
-        JoinQuality quality) {
+        JoinQuality quality, JoinScope scope) {
 }

@@ -8,12 +8,12 @@ import java.util.TreeMap;
 import io.stackreq.join.JoinedSample.Status;
 import io.stackreq.model.InputException;
 import io.stackreq.model.RecordingContents;
-import io.stackreq.model.SampleFileReader;
 import io.stackreq.model.SampleFileSummary;
+import io.stackreq.model.SampleSource;
 import io.stackreq.model.StackEvent;
 
 /**
- * Joins perf samples with stack-trace events by userData, streaming the sample file: besides the
+ * Joins samples with stack-trace events by userData, streaming the samples: besides the
  * recording's compact events, only their order by userData (when the file's is not) and one bit
  * per event (matched or not) are held in memory.
  */
@@ -62,7 +62,7 @@ public final class Joiner {
      * @param metric the counter to weigh by, from {@link Metric#forSamples}
      * @throws InputException when the file is corrupt or no sample matches an event
      */
-    public JoinQuality joinSamples(SampleFileReader reader, Metric metric, List<JoinListener> listeners) {
+    public JoinQuality joinSamples(SampleSource reader, Metric metric, List<JoinListener> listeners) {
         Counts counts = new Counts();
         // By position in userData order: the first event of each userData is the one that counts.
         BitSet matchedEvents = new BitSet(recording.eventCount());

@@ -7,12 +7,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What the CLI takes from a recording, kept compact: per event only its userData, its time and
- * the index of its shape (stack, thread, flags), 20 bytes; the shapes and their stacks once
- * each. A recording of millions of events then fits in a small heap; {@link #event} makes a
- * {@link StackEvent} when asked.
+ * the index of its shape (stack, thread, flags, requester), 20 bytes; the shapes and their stacks
+ * once each. A recording of millions of events then fits in a small heap; {@link #event} makes a
+ * {@link StackEvent} when asked. {@link #ofRequester} gives the events of one requester (the
+ * library that called RequestStackTrace) for 4 more bytes each, when several share the recording.
  */
 public final class RecordingContents {
     /**
@@ -29,6 +31,10 @@ public final class RecordingContents {
     private final List<long[]> times;
     private final List<int[]> shapeIndices;
     private final List<StackEvent> shapes;
+    private final List<String> shapeRequesters;
+    private final Map<String, Long> requesterEvents;
+    /** The events of this view by their index in the recording, in file order; null when it has them all. */
+    private final int[] selected;
     private final int size;
     private final boolean userDataAscending;
     private final long firstEventNanos;
@@ -41,11 +47,67 @@ public final class RecordingContents {
         this.times = builder.times;
         this.shapeIndices = builder.shapeIndices;
         this.shapes = List.copyOf(builder.shapes);
+        this.shapeRequesters = List.copyOf(builder.shapeRequesters);
+        this.requesterEvents = Collections.unmodifiableMap(new TreeMap<>(builder.requesterEvents));
+        this.selected = null;
         this.size = builder.size;
         this.userDataAscending = builder.userDataAscending;
         this.firstEventNanos = builder.firstEventNanos;
         this.lastEventNanos = builder.lastEventNanos;
         this.statistics = Collections.unmodifiableMap(new LinkedHashMap<>(statistics));
+    }
+
+    /** The events of {@code all}'s recording that {@code requester} requested, in file order. */
+    private RecordingContents(RecordingContents all, String requester) {
+        this.file = all.file;
+        this.userData = all.userData;
+        this.times = all.times;
+        this.shapeIndices = all.shapeIndices;
+        this.shapes = all.shapes;
+        this.shapeRequesters = all.shapeRequesters;
+        this.requesterEvents = all.requesterEvents;
+        this.statistics = all.statistics;
+        this.size = (int) (long) requesterEvents.getOrDefault(requester, 0L);
+        this.selected = new int[size];
+        int count = 0;
+        boolean ascending = true;
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        // Every event of the recording, whichever requester's: a view is not what it was made of.
+        long recorded = requesterEvents.values().stream().mapToLong(Long::longValue).sum();
+        for (int index = 0; index < recorded; index++) {
+            if (shapeRequesters.get(shapeIndices.get(index >>> BLOCK_BITS)[index & BLOCK_MASK]).equals(requester)) {
+                selected[count] = index;
+                ascending &= count == 0 || at(userData, index) >= at(userData, selected[count - 1]);
+                long time = at(times, index);
+                first = Math.min(first, time);
+                last = Math.max(last, time);
+                count++;
+            }
+        }
+        this.userDataAscending = ascending;
+        this.firstEventNanos = first;
+        this.lastEventNanos = last;
+    }
+
+    /**
+     * The events {@code requester} requested (as {@link #requesterEvents()} names it), in file
+     * order; this when they are all of them.
+     */
+    public RecordingContents ofRequester(String requester) {
+        if (selected == null && requesterEvents.getOrDefault(requester, 0L) == size) {
+            return this;
+        }
+        return new RecordingContents(this, requester);
+    }
+
+    /**
+     * How many events each requester (the file name of the library that called RequestStackTrace)
+     * has in the whole recording, by name; "" for events that name none (a recording older than the
+     * field, the JDK's own event, or a requester the agent could not tell).
+     */
+    public Map<String, Long> requesterEvents() {
+        return requesterEvents;
     }
 
     public Path file() {
@@ -58,15 +120,24 @@ public final class RecordingContents {
 
     /** The userData of event {@code index} (file order), without making the event. */
     public long userData(int index) {
-        return userData.get(index >>> BLOCK_BITS)[index & BLOCK_MASK];
+        return at(userData, inRecording(index));
     }
 
     /** Event {@code index} in file order, made from its columns. */
     public StackEvent event(int index) {
-        StackEvent shape = shapes.get(shapeIndices.get(index >>> BLOCK_BITS)[index & BLOCK_MASK]);
-        return new StackEvent(userData(index), times.get(index >>> BLOCK_BITS)[index & BLOCK_MASK],
+        int event = inRecording(index);
+        StackEvent shape = shapes.get(shapeIndices.get(event >>> BLOCK_BITS)[event & BLOCK_MASK]);
+        return new StackEvent(at(userData, event), at(times, event),
                 shape.threadName(), shape.javaThreadId(), shape.frames(), shape.truncated(), shape.failed(),
                 shape.biased());
+    }
+
+    private static long at(List<long[]> column, int index) {
+        return column.get(index >>> BLOCK_BITS)[index & BLOCK_MASK];
+    }
+
+    private int inRecording(int index) {
+        return selected == null ? index : selected[index];
     }
 
     /** Whether the userData never decrease in file order (then they need no sorting to be searched). */
@@ -92,11 +163,18 @@ public final class RecordingContents {
         return statistics;
     }
 
+    /**
+     * What events share: the same shape is stored once.
+     *
+     * @param stack the event's stack, from {@link Builder#stackId}
+     */
+    public record Shape(int stack, String threadName, Long javaThreadId, boolean truncated, boolean failed,
+            boolean biased) {
+    }
+
     /** Collects events one at a time, in file order. */
     public static final class Builder {
-        /** What events share: the same shape is stored once. */
-        private record Shape(int stack, String threadName, Long javaThreadId, boolean truncated, boolean failed,
-                boolean biased) {
+        private record ShapeKey(Shape shape, String requester) {
         }
 
         private final Path file;
@@ -104,7 +182,9 @@ public final class RecordingContents {
         private final List<long[]> times = new ArrayList<>();
         private final List<int[]> shapeIndices = new ArrayList<>();
         private final List<StackEvent> shapes = new ArrayList<>();
-        private final Map<Shape, Integer> shapeIndex = new HashMap<>();
+        private final List<String> shapeRequesters = new ArrayList<>();
+        private final Map<ShapeKey, Integer> shapeIndex = new HashMap<>();
+        private final Map<String, Long> requesterEvents = new HashMap<>();
         private final List<List<Frame>> stacks = new ArrayList<>();
         private final Map<List<Frame>, Integer> stackIds = new HashMap<>();
         private int size;
@@ -124,19 +204,19 @@ public final class RecordingContents {
             });
         }
 
-        /** @param stack the event's stack, from {@link #stackId} */
-        public void add(long eventUserData, long startEpochNanos, String threadName, Long javaThreadId, int stack,
-                boolean truncated, boolean failed, boolean biased) {
+        /** @param requester the library that requested the event's stack, "" when it names none */
+        public void add(long eventUserData, long startEpochNanos, String requester, Shape shape) {
             if (size == Integer.MAX_VALUE) {
                 throw new InputException("cannot read recording " + file + ": more than " + Integer.MAX_VALUE
                         + " stack-trace events");
             }
-            int shape = shapeIndex.computeIfAbsent(
-                    new Shape(stack, threadName, javaThreadId, truncated, failed, biased), key -> {
-                        shapes.add(new StackEvent(0, 0, threadName, javaThreadId, stacks.get(stack), truncated, failed,
-                                biased));
-                        return shapes.size() - 1;
-                    });
+            int shapeId = shapeIndex.computeIfAbsent(new ShapeKey(shape, requester), key -> {
+                shapes.add(new StackEvent(0, 0, shape.threadName(), shape.javaThreadId(), stacks.get(shape.stack()),
+                        shape.truncated(), shape.failed(), shape.biased()));
+                shapeRequesters.add(requester);
+                return shapes.size() - 1;
+            });
+            requesterEvents.merge(requester, 1L, Long::sum);
             int offset = size & BLOCK_MASK;
             if (offset == 0) {
                 userData.add(new long[BLOCK_SIZE]);
@@ -149,7 +229,7 @@ public final class RecordingContents {
             }
             userData.get(block)[offset] = eventUserData;
             times.get(block)[offset] = startEpochNanos;
-            shapeIndices.get(block)[offset] = shape;
+            shapeIndices.get(block)[offset] = shapeId;
             firstEventNanos = Math.min(firstEventNanos, startEpochNanos);
             lastEventNanos = Math.max(lastEventNanos, startEpochNanos);
             size++;

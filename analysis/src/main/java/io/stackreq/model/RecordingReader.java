@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.openjdk.jmc.common.IMCFrame;
 import org.openjdk.jmc.common.IMCMethod;
@@ -37,6 +38,12 @@ import org.openjdk.jmc.flightrecorder.parser.ValueField;
 public final class RecordingReader {
     public static final String STACK_TRACE_REQUEST = "jdk.StackTraceRequest";
     public static final String REQUEST_STATISTICS = "stackreq.RequestStatistics";
+    /**
+     * The string field naming the library that called RequestStackTrace (its file name), so that
+     * the events of several profilers in one JVM can be told apart; absent in older recordings
+     * and in the JDK's own event.
+     */
+    public static final String REQUESTER = "requester";
     private static final String SINGLE_THREADED_PARSER = "org.openjdk.jmc.flightrecorder.parser.singlethreaded";
     private static final Set<String> TIME_FIELDS = Set.of("startTime", "duration", "endTime");
 
@@ -83,6 +90,15 @@ public final class RecordingReader {
      *                        corrupt, or a receiver threw it
      */
     public static void stream(Path file, Map<String, EventReceiver> receivers) {
+        stream(file, receivers::get);
+    }
+
+    /**
+     * As {@link #stream(Path, Map)}, with the receiver of each type the file declares asked of
+     * {@code receivers} (null: the type's events are skipped): for readers that learn which types
+     * a file holds as they read it.
+     */
+    public static void stream(Path file, Function<String, EventReceiver> receivers) {
         RecordingStructure.check(file);
         // One chunk at a time, in file order: the events then arrive in file order, and only one
         // chunk's bytes are in memory (JMC core reads a chunk whole).
@@ -97,7 +113,7 @@ public final class RecordingReader {
                     @Override
                     public IEventSink create(String identifier, String label, String[] category, String description,
                             List<ValueField> fields) {
-                        EventReceiver receiver = receivers.get(identifier);
+                        EventReceiver receiver = receivers.apply(identifier);
                         if (receiver == null || failure.get() != null) {
                             return values -> {
                             };
@@ -165,6 +181,7 @@ public final class RecordingReader {
         int thread = fieldIndex(fields, JfrAttributes.EVENT_THREAD);
         int failed = fieldIndex(fields, "failed");
         int biased = fieldIndex(fields, "biased");
+        int requester = fieldIndex(fields, REQUESTER);
         // JMC gives the events of one stack-trace constant the same IMCStackTrace: converting it
         // once keeps one frame list per distinct stack, and spares converting it for every event.
         Map<IMCStackTrace, Integer> stackIds = new IdentityHashMap<>();
@@ -173,14 +190,17 @@ public final class RecordingReader {
             IMCStackTrace trace = (IMCStackTrace) value(values, stackTrace);
             IMCThread eventThread = (IMCThread) value(values, thread);
             IQuantity time = (IQuantity) value(values, startTime);
-            out.add(asLong(values[userData]),
-                    time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
+            RecordingContents.Shape shape = new RecordingContents.Shape(
+                    trace == null ? noStack : stackIds.computeIfAbsent(trace, t -> out.stackId(frames(t))),
                     eventThread == null ? null : eventThread.getThreadName(),
                     eventThread == null ? null : eventThread.getThreadId(),
-                    trace == null ? noStack : stackIds.computeIfAbsent(trace, t -> out.stackId(frames(t))),
                     trace != null && trace.getTruncationState() != null && trace.getTruncationState().isTruncated(),
                     asBoolean(value(values, failed)),
                     asBoolean(value(values, biased)));
+            // Absent (an older recording, the JDK's own event) and empty (unknown) alike: named by none.
+            Object requestedBy = value(values, requester);
+            out.add(asLong(values[userData]), time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
+                    requestedBy instanceof String name ? name : "", shape);
         };
     }
 

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * The sample file's first line ({@code "type":"start"}).
  *
- * @param engine     "perf" or "cpu-timer"
+ * @param engine     "perf" or "cpu-timer", or "jfr" for a JFR file's samples
  * @param leader     the event whose overflows trigger samples
  * @param events     the leader and every group member, leader first
  * @param period     the leader's sample period
@@ -22,5 +22,15 @@ public record SampleFileHeader(String engine, String leader, List<String> events
 
     public boolean isTimeBased() {
         return "ns".equals(periodUnit);
+    }
+
+    /**
+     * The events whose values a profile carries beside its sample count: all but a JFR file's
+     * {@link JfrSampleSpec#COUNT}, which is that count already (a profile with both would weigh
+     * the same thing twice under one name).
+     */
+    public List<String> valueEvents() {
+        return SampleSource.JFR.equals(engine) ? events.stream().filter(event -> !event.equals(JfrSampleSpec.COUNT))
+                .toList() : events;
     }
 }

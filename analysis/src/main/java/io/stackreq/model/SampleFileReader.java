@@ -1,7 +1,6 @@
 package io.stackreq.model;
 
 import java.io.ByteArrayOutputStream;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -24,8 +23,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * size reads in bounded memory. Lines longer than {@link #MAX_LINE_BYTES} are an error: no valid
  * record comes near it, so such a line means the file is not a sample file.
  */
-public final class SampleFileReader implements Closeable {
+public final class SampleFileReader implements SampleSource {
     public static final int MAX_LINE_BYTES = 1 << 20;
+    /** The perf agent's library: the requester of the stack traces its samples refer to. */
+    public static final String PERF_AGENT_LIBRARY = "libstackreq-perf.so";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -58,15 +59,23 @@ public final class SampleFileReader implements Closeable {
         }
     }
 
+    @Override
     public Path file() {
         return file;
     }
 
+    @Override
+    public String format() {
+        return PERF;
+    }
+
+    @Override
     public SampleFileHeader header() {
         return header;
     }
 
     /** Calls {@code action} for every sample, in file order, until the end line or end of file. */
+    @Override
     public void forEachSample(Consumer<Sample> action) {
         byte[] line;
         while ((line = nextLine()) != null) {
@@ -85,13 +94,26 @@ public final class SampleFileReader implements Closeable {
     }
 
     /** The end line, once {@link #forEachSample} has run; empty when the file has none (JVM killed). */
+    @Override
     public Optional<SampleFileSummary> summary() {
         return Optional.ofNullable(summary);
     }
 
     /** Whether the file ended in the middle of a line (the writer was killed while writing it). */
+    @Override
     public boolean truncatedLastLine() {
         return truncatedLastLine;
+    }
+
+    /** None: the perf agent requests a stack trace for every sample. */
+    @Override
+    public long undelegated() {
+        return 0;
+    }
+
+    @Override
+    public Optional<String> requester() {
+        return Optional.of(PERF_AGENT_LIBRARY);
     }
 
     @Override

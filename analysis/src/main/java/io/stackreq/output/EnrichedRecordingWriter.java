@@ -104,7 +104,7 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
         stackTraceType = types.getOrAdd(Types.JDK.STACK_TRACE, type -> type
                 .addField("truncated", Types.Builtin.BOOLEAN)
                 .addField("frames", frameType, TypedFieldBuilder::asArray));
-        for (String counter : header.events()) {
+        for (String counter : header.valueEvents()) {
             boolean time = counter.equals("task-clock") || counter.equals("cpu-clock") || counter.equals("cpu-timer")
                     || (counter.equals(header.leader()) && header.isTimeBased());
             counters.put(counter, new CounterField(fieldName(counter), time));

@@ -45,7 +45,9 @@ public final class JoinedSamplesWriter implements JoinListener, AutoCloseable {
             StackEvent event = joined.event();
             json.writeNumberField("userData", sample != null ? sample.userData() : event.userData());
             if (sample != null) {
-                json.writeNumberField("tid", sample.tid());
+                if (sample.tid() != Sample.UNKNOWN_TID) {
+                    json.writeNumberField("tid", sample.tid());
+                }
                 json.writeNumberField("time", sample.time());
                 json.writeNumberField("cpu", sample.cpu());
                 json.writeStringField("event", sample.event());

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 import io.stackreq.join.JoinQuality;
+import io.stackreq.join.JoinScope;
 
 /**
  * A report, as {@code report --format json} writes it.
@@ -19,14 +20,16 @@ import io.stackreq.join.JoinQuality;
  * @param matched     samples attributed to a stack
  * @param unmatched   accepted samples that could not be attributed (no event, or a failed one)
  * @param quality     the full join quality
+ * @param scope       what the join took from its inputs and left out
  * @param entries     rows, by self weight, at most {@code --top}
  * @param threads     per-thread rows, only with {@code --threads}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"recording", "samplesFile", "metric", "unit", "by", "totalWeight", "matched", "unmatched",
-        "quality", "entries", "threads"})
+        "quality", "scope", "entries", "threads"})
 public record Report(String recording, String samplesFile, String metric, String unit, String by, long totalWeight,
-        long matched, long unmatched, Quality quality, List<ReportEntry> entries, List<ThreadReport> threads) {
+        long matched, long unmatched, Quality quality, JoinScope scope, List<ReportEntry> entries,
+        List<ThreadReport> threads) {
 
     /**
      * The join quality in JSON.

@@ -42,8 +42,8 @@ public final class ReportBuilder {
         return new Report(outcome.recording().file().toString(),
                 outcome.samplesFile() == null ? null : outcome.samplesFile().toString(), outcome.metric().name(),
                 outcome.metric().unit(), grouping.optionName(), totalWeight, outcome.quality().matched(),
-                outcome.quality().unmatched(), Report.Quality.of(outcome.quality()), entries(all, totalWeight),
-                threads);
+                outcome.quality().unmatched(), Report.Quality.of(outcome.quality()), outcome.scope(),
+                entries(all, totalWeight), threads);
     }
 
     private List<ReportEntry> entries(CallTree tree, long totalWeight) {

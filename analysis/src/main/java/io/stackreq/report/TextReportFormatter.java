@@ -5,6 +5,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.stackreq.join.JoinScope;
+import io.stackreq.model.SampleSource;
+
 /** The human-readable report: a table of entries, then the join quality. */
 public final class TextReportFormatter {
 
@@ -98,6 +101,10 @@ public final class TextReportFormatter {
             if (q.duplicateSamples() > 0) {
                 out.append(", ").append(count(q.duplicateSamples())).append(" repeating a userData");
             }
+            if (fromJfr(report)) {
+                out.append("; ").append(count(report.scope().undelegated()))
+                        .append(" more not delegated (userData 0) and left out");
+            }
             out.append('\n');
             out.append("  events   ").append(count(q.events())).append(": ").append(count(q.eventsWithoutSample()))
                     .append(" with no sample\n");
@@ -105,11 +112,12 @@ public final class TextReportFormatter {
             out.append("  events   ").append(count(q.events())).append(": ").append(count(q.matched()))
                     .append(" with a stack, ").append(count(q.failedEvent())).append(" failed\n");
         }
+        requester(out, report.scope());
         out.append("  biased   ").append(pct(q.biasedPct()))
                 .append(" of attributed stacks were taken at a safepoint\n");
         out.append("  dropped  ").append(q.droppedInJvm() < 0 ? "unknown (no stackreq.RequestStatistics event)"
                 : count(q.droppedInJvm()) + " accepted requests lost in the JVM");
-        if (report.samplesFile() != null) {
+        if (report.samplesFile() != null && !fromJfr(report)) {
             out.append("; ").append(q.agentLost() < 0 ? "perf agent losses unknown (sample file has no end line)"
                     : count(q.agentLost()) + " samples lost by the perf agent");
             if (q.sampleFileCutOff()) {
@@ -117,6 +125,29 @@ public final class TextReportFormatter {
             }
         }
         out.append('\n');
+    }
+
+    /** Whose stack-trace events were joined, and how many of other requesters were not. */
+    private static void requester(StringBuilder out, JoinScope scope) {
+        out.append("  requester ");
+        if (scope.otherRequesters().isEmpty()) {
+            out.append(scope.requester().isEmpty() ? "not named by the events (all joined)"
+                    : scope.requester() + " (all events are its)");
+        } else {
+            out.append(scope.requester().isEmpty() ? "unnamed (--requester '')" : scope.requester()).append("; ")
+                    .append(count(scope.otherRequesterEvents())).append(" events of other requesters left out (")
+                    .append(scope.otherRequesters().entrySet().stream()
+                            .map(other -> (other.getKey().isEmpty() ? "unnamed" : other.getKey()) + ": "
+                                    + count(other.getValue()))
+                            .collect(Collectors.joining(", ")))
+                    .append(")");
+        }
+        out.append('\n');
+    }
+
+    /** Whether the samples are a JFR file's events, which have no perf agent end line nor lines to cut off. */
+    private static boolean fromJfr(Report report) {
+        return SampleSource.JFR.equals(report.scope().samplesFormat());
     }
 
     static String pct(double percent) {

@@ -4,10 +4,11 @@ import java.util.List;
 import java.util.TreeSet;
 
 import io.stackreq.join.JoinedSample;
+import io.stackreq.model.Sample;
 
 /**
  * What the matched samples of one thread (as {@link TreeBuilder} names threads) say about it: how
- * many there are, its OS thread ids (each sample's tid; none without a sample file) and whether
+ * many there are, its OS thread ids (each sample's tid; none without a sample file or with JFR samples) and whether
  * it is a Java thread (its events carry a Java thread id) or one JVMTI does not show: the JVM's
  * own (GC workers, JIT compilers, VM thread) or a native one, whose Java thread id is 0 as JFR
  * writes them. A recording whose thread type has no Java thread id leaves the kind unknown.
@@ -28,7 +29,7 @@ public final class ThreadTally {
         Long javaId = joined.event().javaThreadId();
         javaThread |= javaId != null && javaId > 0;
         internalThread |= javaId != null && javaId == 0;
-        if (joined.sample() != null) {
+        if (joined.sample() != null && joined.sample().tid() != Sample.UNKNOWN_TID) {
             osThreadIds.add(joined.sample().tid());
         }
     }

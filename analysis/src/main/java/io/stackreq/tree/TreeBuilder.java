@@ -5,6 +5,7 @@ import java.util.TreeMap;
 
 import io.stackreq.join.JoinListener;
 import io.stackreq.join.JoinedSample;
+import io.stackreq.model.Sample;
 
 /**
  * Builds call trees from matched samples: one over all threads and, on request, one per thread.
@@ -64,6 +65,7 @@ public final class TreeBuilder implements JoinListener {
         if (name != null && !name.isEmpty()) {
             return name;
         }
-        return joined.sample() != null ? "tid " + joined.sample().tid() : UNKNOWN_THREAD;
+        return joined.sample() != null && joined.sample().tid() != Sample.UNKNOWN_TID ? "tid " + joined.sample().tid()
+                : UNKNOWN_THREAD;
     }
 }

@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 import io.stackreq.fixtures.Cli;
+import io.stackreq.fixtures.FixtureFrame;
+import io.stackreq.fixtures.FixtureJfrSamples;
 import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.fixtures.FixtureSamples;
 import io.stackreq.fixtures.ScenarioFixture;
@@ -119,6 +121,88 @@ class ErrorsTest extends ScenarioFixture {
     void metricWithoutSamples() {
         String err = failsWithOneLine("report", scenario.recording, "--metric", "page-faults");
         assertTrue(err.contains("needs --samples"), err);
+    }
+
+    private static Path datadogSamples() throws IOException {
+        return new FixtureJfrSamples().execution(1, 10).method(2, 20).write(directory.resolve("datadog.jfr"));
+    }
+
+    @Test
+    void jfrSamplesWithoutDatadogEventsListTheEventTypesHeld() throws IOException {
+        Path other = new FixtureJfrSamples().other(1, 1000).other(2, 1000).write(directory.resolve("other.jfr"));
+        String err = failsWithOneLine("report", scenario.recording, "--samples", other);
+        assertTrue(err.contains("other.jfr has no datadog.ExecutionSample or datadog.MethodSample events: name the "
+                + "sample events with --sample-event TYPE (its events: test.CpuSample 2)"), err);
+    }
+
+    @Test
+    void unknownSampleEventType() throws IOException {
+        String err = failsWithOneLine("report", scenario.recording, "--samples", datadogSamples(), "--sample-event",
+                "datadog.ExecutionSample,jdk.ExecutionSample");
+        assertTrue(err.contains("datadog.jfr has no jdk.ExecutionSample events (its events: "
+                + "datadog.ExecutionSample 1, datadog.MethodSample 1)"), err);
+    }
+
+    @Test
+    void missingKeyField() throws IOException {
+        String err = failsWithOneLine("flame", scenario.recording, "--samples", datadogSamples(), "--key", "requestId",
+                "-o", directory.resolve("never.html"));
+        assertTrue(err.contains("datadog.ExecutionSample events in") && err.contains("have no field 'requestId' "
+                + "(their fields: startTime, duration, eventThread, stackTrace, state, weight, correlationId, spanId, "
+                + "localRootSpanId)"), err);
+        assertFalse(Files.exists(directory.resolve("never.html")));
+    }
+
+    @Test
+    void nonNumericKeyOrWeight() throws IOException {
+        String key = failsWithOneLine("report", scenario.recording, "--samples", datadogSamples(), "--key", "state");
+        assertTrue(key.contains("field 'state' of datadog.ExecutionSample in") && key.contains("is not a number (it "
+                + "is text)"), key);
+        String weight = failsWithOneLine("collapsed", scenario.recording, "--samples", datadogSamples(), "--weight",
+                "eventThread");
+        assertTrue(weight.contains("field 'eventThread' of datadog.ExecutionSample"), weight);
+    }
+
+    @Test
+    void optionsOfTheOtherSampleFormat() throws IOException {
+        String jfrOption = failsWithOneLine("report", scenario.recording, "--samples", scenario.samples, "--weight",
+                "weight");
+        assertTrue(jfrOption.contains("--weight: for a JFR file as --samples, but") && jfrOption.contains("is a perf "
+                + "agent sample file (weigh its samples with --metric)"), jfrOption);
+        String perfOption = failsWithOneLine("report", scenario.recording, "--samples", datadogSamples(), "--metric",
+                "task-clock");
+        assertTrue(perfOption.contains("--metric is for perf agent sample files: weigh the samples of"), perfOption);
+        String noSamples = failsWithOneLine("export", scenario.recording, "--sample-event", "datadog.MethodSample",
+                "--format", "pprof", "-o", directory.resolve("never.pb.gz"));
+        assertTrue(noSamples.contains("--sample-event needs --samples FILE"), noSamples);
+    }
+
+    private static Path twoRequesters() throws IOException {
+        return new FixtureRecording()
+                .requester("libstackreq-perf.so").stack(1, "main", FixtureFrame.jit("perf.Spin", "spin", 1))
+                .requester("libjavaProfiler.so").stack(1, "main", FixtureFrame.jit("dd.Work", "work", 1))
+                .requester("").stack(2, "main", FixtureFrame.jit("other.Hot", "hot", 1))
+                .write(directory.resolve("two-requesters.jfr"));
+    }
+
+    @Test
+    void severalRequestersAndNothingSaysWhose() throws IOException {
+        String list = "(unnamed (--requester ''): 1, libjavaProfiler.so: 1, libstackreq-perf.so: 1)";
+        String alone = failsWithOneLine("report", twoRequesters());
+        assertTrue(alone.contains("two-requesters.jfr has stack-trace events of 3 requesters " + list
+                + ": choose whose to join with --requester NAME"), alone);
+        Path other = new FixtureJfrSamples().other(1, 1000).write(directory.resolve("other-samples.jfr"));
+        String otherSamples = failsWithOneLine("collapsed", twoRequesters(), "--samples", other, "--sample-event",
+                FixtureJfrSamples.OTHER_TYPE, "--key", "requestId");
+        assertTrue(otherSamples.contains("3 requesters " + list), otherSamples);
+    }
+
+    @Test
+    void unknownRequester() throws IOException {
+        String err = failsWithOneLine("report", twoRequesters(), "--samples", scenario.samples, "--requester",
+                "libnope.so");
+        assertTrue(err.contains("no jdk.StackTraceRequest event in") && err.contains("was requested by 'libnope.so' "
+                + "(unnamed (--requester ''): 1, libjavaProfiler.so: 1, libstackreq-perf.so: 1)"), err);
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.stackreq.fixtures.FixtureRecording;
 import io.stackreq.fixtures.FixtureSamples;
 import io.stackreq.join.JoinedSample.Status;
+import io.stackreq.model.JfrSampleSpec;
 
 class JoinerTest {
     @TempDir
@@ -45,7 +46,7 @@ class JoinerTest {
                 .write(directory.resolve("ascending.jfr"));
         for (Path recording : List.of(shuffled, ascending)) {
             List<JoinedSample> joined = new ArrayList<>();
-            JoinQuality quality = JoinRunner.run(recording, samples, null,
+            JoinQuality quality = JoinRunner.run(JoinInputs.of(recording, samples),
                     (contents, metric, header) -> List.of(joined::add)).quality();
             assertEquals(List.of(Status.FAILED_EVENT, Status.MATCHED, Status.DUPLICATE, Status.MATCHED,
                     Status.NO_EVENT, Status.REJECTED), joined.stream().map(JoinedSample::status).toList(),
@@ -61,5 +62,27 @@ class JoinerTest {
                     recording.toString());
             assertEquals(Map.of(23, 1L), quality.rejectedByError());
         }
+    }
+    /** One requester's events among another's, out of userData order: only its own join, each once. */
+    @Test
+    void joinsTheEventsOfOneRequesterOnly() throws IOException {
+        Path samples = new FixtureSamples("task-clock").sample(1, 7, 100).sample(2, 7, 200).sample(3, 7, 400)
+                .write(directory.resolve("mine.jsonl"));
+        Path recording = new FixtureRecording()
+                .requester("libother.so").stack(1, "main", jit("other.B", "one", 1))
+                .requester("libmine.so").stack(3, "main", jit("mine.A", "three", 3))
+                .requester("libother.so").stack(2, "main", jit("other.B", "two", 2))
+                .requester("libmine.so").stack(1, "main", jit("mine.A", "one", 1))
+                .stack(2, "main", jit("mine.A", "two", 2))
+                .requester("libother.so").stack(3, "main", jit("other.B", "three", 3))
+                .write(directory.resolve("two.jfr"));
+        List<JoinedSample> joined = new ArrayList<>();
+        JoinOutcome outcome = JoinRunner.run(new JoinInputs(recording, samples, null, JfrSampleSpec.defaults(),
+                "libmine.so"), (contents, metric, header) -> List.of(joined::add));
+        assertEquals(List.of("mine.A.one", "mine.A.two", "mine.A.three"),
+                joined.stream().map(sample -> sample.event().frames().get(0).qualifiedMethod()).toList());
+        assertEquals(List.of(3L, 3L, 0L, 0L), List.of(outcome.quality().matched(), outcome.quality().events(),
+                outcome.quality().eventsWithoutSample(), outcome.quality().duplicateEvents()));
+        assertEquals(Map.of("libother.so", 3L), outcome.scope().otherRequesters());
     }
 }
