@@ -62,7 +62,8 @@ void arm(pid_t tid, bool replace_stale) {
     }
 }
 
-// Java threads started before VMInit get no ThreadStart; find their tids by name.
+// Java threads started before VMInit (or before a load into a running JVM) get no ThreadStart;
+// find their tids by name (proc_tasks.h), the thread that created the JVM by the process's name.
 void arm_existing_threads(jvmtiEnv* jvmti, JNIEnv* jni, jthread current) {
     jint count = 0;
     jthread* threads = nullptr;
@@ -71,21 +72,13 @@ void arm_existing_threads(jvmtiEnv* jvmti, JNIEnv* jni, jthread current) {
     for (const TaskComm& task : list_own_tasks()) {
         if (!Sampler::is_armed(task.tid)) unarmed.push_back(task);
     }
-    int armed = 0, unmatched = 0;
+    std::vector<std::string> names;
     for (jint i = 0; i < count; i++) {
         if (!jni->IsSameObject(threads[i], current)) {
             jvmtiThreadInfo info;
             memset(&info, 0, sizeof(info));
             if (jvmti->GetThreadInfo(threads[i], &info) == JVMTI_ERROR_NONE && info.name != nullptr) {
-                pid_t tid = unique_task_for(unarmed, info.name);
-                if (tid > 0) {
-                    arm(tid, false);
-                    armed++;
-                } else {
-                    unmatched++;
-                    log_debug("thread '%s' started before VMInit: %s native thread, not sampled", info.name,
-                              tid == 0 ? "no matching" : "more than one matching");
-                }
+                names.push_back(info.name);
             }
             jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
             if (info.thread_group != nullptr) jni->DeleteLocalRef(info.thread_group);
@@ -94,7 +87,13 @@ void arm_existing_threads(jvmtiEnv* jvmti, JNIEnv* jni, jthread current) {
         jni->DeleteLocalRef(threads[i]);
     }
     jvmti->Deallocate(reinterpret_cast<unsigned char*>(threads));
-    log_debug("threads started before VMInit: %d armed by name, %d not matched", armed, unmatched);
+    JavaThreadMatch match = match_java_threads(unarmed, names, getpid());
+    for (pid_t tid : match.tids) arm(tid, false);
+    for (const std::string& unmatched : match.unmatched) {
+        log_debug("thread %s, started before the agent: not sampled", unmatched.c_str());
+    }
+    log_debug("threads started before the agent: %zu armed, %zu not matched", match.tids.size(),
+              match.unmatched.size());
 }
 
 std::string error_name(jvmtiEnv* jvmti, jvmtiError error) {

@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace stackreq_perf {
 
@@ -65,6 +67,76 @@ pid_t unique_task_for(const std::vector<TaskComm>& tasks, const char* java_name)
         found = task.tid;
     }
     return found;
+}
+
+JavaThreadMatch match_java_threads(const std::vector<TaskComm>& tasks, const std::vector<std::string>& java_names,
+                                   pid_t pid) {
+    JavaThreadMatch match;
+    // The tasks each name matches, sorted; the Java threads that have the same such set.
+    std::vector<std::vector<pid_t>> candidates(java_names.size());
+    std::map<std::vector<pid_t>, std::vector<size_t>> threads_by_candidates;
+    std::map<pid_t, int> candidate_sets_per_task;
+    for (size_t i = 0; i < java_names.size(); i++) {
+        for (const TaskComm& task : tasks) {
+            if (comm_matches(task.comm, java_names[i].c_str())) candidates[i].push_back(task.tid);
+        }
+        std::sort(candidates[i].begin(), candidates[i].end());
+        std::vector<size_t>& threads = threads_by_candidates[candidates[i]];
+        if (threads.empty()) {
+            for (pid_t tid : candidates[i]) candidate_sets_per_task[tid]++;
+        }
+        threads.push_back(i);
+    }
+    std::vector<bool> matched(java_names.size(), false);
+    std::vector<std::string> reasons(java_names.size());
+    std::vector<pid_t> taken;
+    for (const auto& [tids, threads] : threads_by_candidates) {
+        std::string reason;
+        if (tids.empty()) {
+            reason = "no matching native thread";
+        } else if (tids.size() != threads.size()) {
+            reason = std::to_string(threads.size()) + " Java thread(s) of that name, " + std::to_string(tids.size()) +
+                     " matching native threads";
+        } else {
+            for (pid_t tid : tids) {
+                if (candidate_sets_per_task[tid] > 1) reason = "its native thread also matches Java threads of other names";
+            }
+        }
+        for (size_t i : threads) {
+            matched[i] = reason.empty();
+            reasons[i] = reason;
+        }
+        if (reason.empty()) taken.insert(taken.end(), tids.begin(), tids.end());
+    }
+    const char* process_comm = nullptr;
+    for (const TaskComm& task : tasks) {
+        if (task.tid == pid) process_comm = task.comm;
+    }
+    bool creator_tried = false;  // only one thread created the JVM
+    for (size_t i = 0; i < java_names.size(); i++) {
+        if (matched[i]) continue;
+        if (java_names[i] == kCreatorThreadName && process_comm != nullptr && !creator_tried) {
+            std::vector<pid_t> others;
+            for (const TaskComm& task : tasks) {
+                if (task.tid != pid && strcmp(task.comm, process_comm) == 0 &&
+                    std::find(taken.begin(), taken.end(), task.tid) == taken.end()) {
+                    others.push_back(task.tid);
+                }
+            }
+            pid_t creator = others.size() == 1 ? others[0] : 0;
+            if (others.size() > 1) reasons[i] = "several native threads keep the process's name";
+            if (others.empty() && std::find(taken.begin(), taken.end(), pid) == taken.end()) creator = pid;
+            creator_tried = true;
+            if (creator != 0) {
+                matched[i] = true;
+                taken.push_back(creator);
+                continue;
+            }
+        }
+        match.unmatched.push_back("'" + java_names[i] + "': " + reasons[i]);
+    }
+    match.tids = taken;
+    return match;
 }
 
 }  // namespace stackreq_perf

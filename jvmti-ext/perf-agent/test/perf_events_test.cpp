@@ -431,6 +431,33 @@ void test_comm_matching() {
     CHECK(unique_task_for(tasks, "worker-1") == -1);
     CHECK(unique_task_for(tasks, "Signal Dispatcher") == 13);
     CHECK(unique_task_for(tasks, "nobody") == 0);
+    // A load into a running JVM: the Java launcher's two threads keep the process's name.
+    std::vector<TaskComm> launched = {{100, "java"}, {101, "java"}, {102, "GC Thread#0"}, {103, "Signal Dispatch"},
+                                      {104, "worker"}, {105, "worker"}, {106, "pool-1-thread-1"}, {107, "solo"},
+                                      {108, "C2 CompilerThre"}};
+    auto has = [](const std::vector<pid_t>& tids, pid_t tid) {
+        return std::find(tids.begin(), tids.end(), tid) != tids.end();
+    };
+    JavaThreadMatch match = match_java_threads(
+        launched, {"main", "Signal Dispatcher", "worker", "worker", "pool-1-thread-1", "solo", "solo", "gone"}, 100);
+    CHECK(match.tids.size() == 5);
+    CHECK(has(match.tids, 101) && !has(match.tids, 100));          // main: the launcher's second thread
+    CHECK(has(match.tids, 103) && has(match.tids, 106));           // by name
+    CHECK(has(match.tids, 104) && has(match.tids, 105));           // two of one name, two tasks of it
+    CHECK(!has(match.tids, 107) && !has(match.tids, 102) && !has(match.tids, 108));  // two "solo", one task
+    CHECK(match.unmatched.size() == 3);
+    // A launcher that creates the JVM on its first thread.
+    match = match_java_threads({{200, "embedder"}, {201, "Reference Handl"}}, {"main", "Reference Handler"}, 200);
+    CHECK(match.tids.size() == 2 && has(match.tids, 200) && has(match.tids, 201));
+    // Several threads with the process's name besides the first: not guessed.
+    match = match_java_threads({{300, "app"}, {301, "app"}, {302, "app"}}, {"main"}, 300);
+    CHECK(match.tids.empty() && match.unmatched.size() == 1);
+    // main renamed itself (its native thread too): matched by name, the launcher's thread left alone.
+    match = match_java_threads({{400, "java"}, {401, "renamed-main"}}, {"renamed-main"}, 400);
+    CHECK(match.tids.size() == 1 && match.tids[0] == 401);
+    // A process named main: both launcher threads match the name; the second one is main.
+    match = match_java_threads({{500, "main"}, {501, "main"}}, {"main"}, 500);
+    CHECK(match.tids.size() == 1 && match.tids[0] == 501);
     pthread_setname_np(pthread_self(), "perf-test-main");
     std::vector<TaskComm> own = list_own_tasks();
     CHECK(unique_task_for(own, "perf-test-main") == current_tid());

@@ -7,6 +7,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,15 +32,24 @@ public final class AttachTargetRun implements AutoCloseable {
 
     /** Starts it in workDir (its files: target.out, target.err, pid, stop) with extra JVM flags. */
     public static AttachTargetRun start(Jdk jdk, Path workDir, double warmupSeconds, String... flags) {
+        return start(jdk, workDir, AttachTarget.class, List.of("warmupSeconds=" + warmupSeconds), flags);
+    }
+
+    /**
+     * Starts another target with the same protocol ({@code dir=workDir} and args; its cpu lines,
+     * pid and stop files as {@link AttachTarget}'s), such as {@link io.stackreq.testapp.MainThreadTarget}.
+     */
+    public static AttachTargetRun start(Jdk jdk, Path workDir, Class<?> main, List<String> args, String... flags) {
         try {
             Files.createDirectories(workDir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        List<String> arguments = new ArrayList<>(List.of("dir=" + workDir));
+        arguments.addAll(args);
         return new AttachTargetRun(workDir, CompletableFuture.supplyAsync(() -> JvmRun.on(jdk, workDir)
                 .withoutStackreq().withoutRequester().name("target").flags(flags).alsoOnClassPath(TwoPhase.class)
-                .main(AttachTarget.class, "dir=" + workDir, "warmupSeconds=" + warmupSeconds)
-                .timeout(Duration.ofSeconds(240)).start()));
+                .main(main, arguments.toArray(String[]::new)).timeout(Duration.ofSeconds(240)).start()));
     }
 
     /**
