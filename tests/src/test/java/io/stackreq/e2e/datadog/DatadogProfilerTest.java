@@ -101,6 +101,12 @@ class DatadogProfilerTest {
     }
 
     @OnEachJdk
+    void wallSamplesJoinTheirRequestsAndSplitLikeTheWorkload(Jdk jdk) throws IOException {
+        // filter= (empty): every thread, not only the ones Datadog's tracer registers (none here).
+        profileWithAgentPath(jdk, "wall", "wall=5ms,filter=", WALL_SAMPLE, 3);
+    }
+
+    @OnEachJdk
     void ddJavaAgentProfilesHoldTheRequestsOfTheirSamples(Jdk jdk) throws IOException {
         Path agent = Path.of(property("stackreq.datadog.agent"));
         assertTrue(Files.isRegularFile(agent), agent + " is missing: tests/pom.xml copies it from Maven Central");
