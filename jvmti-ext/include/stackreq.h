@@ -46,8 +46,10 @@
  *    from a Java thread, and its event has the native frames from the signal's PC (no Java
  *    frames), biased = false, and as eventThread that OS thread as JFR writes the JVM's own
  *    threads: its OS name (/proc/self/task/<tid>/comm, read by the emitter) and OS id, no Java
- *    name, Java id 0, not virtual. Such a request makes one gettid system call. With native=off,
- *    or with ucontext == NULL, such a thread still gets JVMTI_ERROR_UNATTACHED_THREAD. A Java
+ *    name, Java id 0, not virtual. Such a request makes one gettid system call. A request with
+ *    ucontext == NULL from a signal handler counts as one with the signal's ucontext (see
+ *    ucontext below). With native=off, or with ucontext == NULL outside a signal handler, such a
+ *    thread still gets JVMTI_ERROR_UNATTACHED_THREAD. A Java
  *    thread with no Java frame at the signal (a native thread attached to the VM, in C code)
  *    gets its native frames as its stack with native=on, failed = true without (as before).
  *  - RequestStackTrace with thread != NULL must be called from a normal (non-signal) context
@@ -232,12 +234,19 @@ extern "C" {
  *            argument that is neither returns JVMTI_ERROR_INVALID_THREAD.
  * ucontext:  the ucontext_t* a SA_SIGINFO handler received, for the calling thread only.
  *            With it the stack is walked at once (AsyncGetCallTrace): biased = false.
- *            Without it (biased = true) the calling thread's stack is walked at once from the
- *            call's own registers: from a JNI method or a JVMTI callback that is exactly its
- *            Java frames at the call, the native method on top; from a signal handler that
- *            interrupted Java code no Java frame can be found that way and the event says
- *            failed = true (pass the handler's ucontext instead). For another thread the
- *            emitter thread takes the stack shortly after, at that thread's next safepoint:
+ *            Without it, from a signal handler (Datadog's wall-clock engine requests so),
+ *            stackreq finds the ucontext the kernel saved for the signal on the thread's stack:
+ *            it unwinds the calling frames (its own, the handler's) with the loaded objects'
+ *            unwind rows or frame pointers, every word read inside the stack's bounds, to the
+ *            frame that returns to the signal trampoline (sa_restorer); the request is then one
+ *            with that ucontext: biased = false. Elsewhere (biased = true) the calling thread's
+ *            stack is walked at once from the call's own registers: from a JNI method or a JVMTI
+ *            callback that is exactly its Java frames at the call, the native method on top.
+ *            Where neither finds a Java frame (a handler whose frames cannot be unwound, which
+ *            interrupted Java code) the stack is taken at the thread's next safepoint, as the
+ *            JDK does (the request wakes stackreq's emitter thread, which takes it with JVMTI
+ *            GetStackTrace; a thread that ends first gets failed = true). For another thread
+ *            the emitter thread takes the stack shortly after, at that thread's next safepoint:
  *            biased = true.
  * user_data: copied into the event's userData field; use it to join the event with your own
  *            sample (a sequence number, a counter value).

@@ -91,4 +91,16 @@ bool NativeUnwinder::caller_outside_objects(const StackBounds& stack, Registers 
     return false;
 }
 
+uintptr_t NativeUnwinder::signal_frame_above(const StackBounds& stack, Registers registers, uintptr_t restorer,
+                                             uint32_t max) {
+    if (restorer == 0 || stack.high <= stack.low) return 0;
+    for (uint32_t frame = 0; frame < max; frame++) {
+        const bool top = frame == 0;
+        const CodeRange* range = NativeLibraries::find(top ? registers.pc : registers.pc - 1);
+        if (range == nullptr || !step(stack, *range, top, &registers)) return 0;
+        if (registers.pc == restorer) return registers.sp;
+    }
+    return 0;
+}
+
 }  // namespace stackreq

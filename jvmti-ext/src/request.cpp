@@ -188,8 +188,16 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         if (ThreadRegistry::current_has_ended()) {
             return reject(Counter::rejected_thread_not_alive, JVMTI_ERROR_THREAD_NOT_ALIVE);
         }
-        if (state.ring.native_depth() > 0 && ucontext != nullptr) {
-            return request_internal_thread(state, ucontext, user_data, caller, entered);
+        if (state.ring.native_depth() > 0) {
+            ucontext_t own_context;
+            if (ucontext == nullptr) {
+                // From a signal handler: the signal's context, as for a Java thread below.
+                getcontext(&own_context);
+                StackBounds stack{};
+                InternalThreads::current_stack(read_registers(&own_context).sp, &stack);
+                ucontext = StackWalker::signal_context_of_caller(stack, &own_context);
+            }
+            if (ucontext != nullptr) return request_internal_thread(state, ucontext, user_data, caller, entered);
         }
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
@@ -210,6 +218,11 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     ucontext_t own_context;
     if (ucontext == nullptr) {
         getcontext(&own_context);
+        // From a signal handler (Datadog's wall-clock engine requests so): the signal's own
+        // context, which the kernel saved on this stack, makes it a request of the exact moment.
+        ucontext = StackWalker::signal_context_of_caller(thread, &own_context);
+    }
+    if (ucontext == nullptr) {
         Registers registers = read_registers(&own_context);
         registers.pc = 0;
         registers.fp = 0;
@@ -261,7 +274,16 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     }
     const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
     if (recovered) Counters::add(Counter::recovered);
-    if (state.ring.publish(slot)) sem_post(&state.emitter_wakeup);
+    const bool at_safepoint = slot->kind == RequestKind::kBiasedSelf && slot->frame_count <= 0;
+    if (at_safepoint) {
+        slot->kind = RequestKind::kBiasedAtSafepoint;
+        slot->frame_count = 0;
+        slot->physical_count = 0;
+        slot->native_count = 0;
+        slot->truncated = false;
+    }
+    // The emitter is woken at once for a stack it must take at the thread's next safepoint.
+    if (state.ring.publish(slot) || at_safepoint) sem_post(&state.emitter_wakeup);
     if (state.measure_latency) {
         record_latency(entered, walk_cycles, first_walk_cycles, turn);
         if (turn == LatencyTurn::kRequestFirst) {

@@ -54,7 +54,11 @@ enum class RequestKind : uint8_t {
     kWalked = 0,      // frames captured by AsyncGetCallTrace at the request, from the signal's ucontext
     kBiasedSelf = 1,  // ucontext == NULL: frames captured the same way, from the request's own registers
     kBiasedOther = 2,  // thread given: emitter takes the stack of `thread_ref`
-    kInternal = 3      // native=on, a thread JVMTI does not show (internal_threads.h): native frames only
+    kInternal = 3,     // native=on, a thread JVMTI does not show (internal_threads.h): native frames only
+    // ucontext == NULL where the call's own registers reach no Java frame (a signal handler that
+    // interrupted Java code): the emitter takes the calling thread's stack at its next safepoint,
+    // as for another thread; the JDK walks such a request at the thread's next safepoint poll.
+    kBiasedAtSafepoint = 4
 };
 
 struct RequestSlot {

@@ -144,6 +144,13 @@ StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, Eve
             append_native_frames(slot);
             captured = slot.native_count > 0;
             break;
+        case RequestKind::kBiasedAtSafepoint: {
+            event.thread_id = virtual_thread != 0 ? virtual_thread : threads.key_for_tid(slot.tid);
+            jobject thread = threads.local_ref(jni, event.thread_id);
+            captured = thread != nullptr && append_frames_at_safepoint(thread, &truncated);
+            if (thread != nullptr) jni->DeleteLocalRef(thread);
+            break;
+        }
         case RequestKind::kBiasedOther:
             event.thread_id = threads.key_for_object(jvmti_, jni, slot.thread_ref);
             captured = append_frames_at_safepoint(slot.thread_ref, &truncated);

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "arch.h"
+#include "native_unwind.h"
 #include "request_ring.h"
 #include "thread_registry.h"
 
@@ -62,6 +63,14 @@ public:
     // the handler was entered at the first instruction of another handler (two signals delivered
     // at once), the context the kernel saved for that one.
     static void* context_of_interrupted_code(const ThreadSlotView& thread, void* ucontext);
+    // Async-signal-safe. For a request without a ucontext: when the call comes from a signal
+    // handler of this thread, the ucontext the kernel saved for that signal, found by unwinding
+    // from own_context (the request's getcontext) to the signal trampoline
+    // (NativeUnwinder::signal_frame_above); null elsewhere or when the unwind cannot get there.
+    static void* signal_context_of_caller(const ThreadSlotView& thread, const void* own_context);
+    // The same on a thread the registry does not hold (native=on, internal_threads.h), whose stack
+    // is read within stack's bounds (through the kernel where HotSpot does not know them).
+    static void* signal_context_of_caller(const StackBounds& stack, const void* own_context);
 };
 
 }  // namespace stackreq

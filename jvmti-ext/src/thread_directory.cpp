@@ -171,6 +171,13 @@ int32_t ThreadDirectory::tid_of(JNIEnv* jni, jobject thread) const {
     return known != nullptr ? static_cast<int32_t>(known->entry.os_thread_id) : 0;
 }
 
+jobject ThreadDirectory::local_ref(JNIEnv* jni, uint64_t key) const {
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto found = threads_.find(key);
+    if (found == threads_.end() || found->second.ref == nullptr) return nullptr;
+    return jni->NewLocalRef(found->second.ref);
+}
+
 bool ThreadDirectory::entry(uint64_t key, ThreadEntry* out) const {
     std::lock_guard<std::mutex> guard(mutex_);
     auto found = threads_.find(key);

@@ -38,6 +38,8 @@ public:
     // was forgotten meanwhile: a new key).
     void on_virtual_unmount(uint64_t key);
     bool entry(uint64_t key, ThreadEntry* out) const;
+    // A local reference to the thread object of key, null once it ended or when unknown.
+    jobject local_ref(JNIEnv* jni, uint64_t key) const;
     // OS tid of the running thread with this object, 0 when none is known.
     int32_t tid_of(JNIEnv* jni, jobject thread) const;
 

@@ -122,14 +122,16 @@ class TimerRequestsTest {
     }
 
     /**
-     * Issue 12, acceptance 3, from signal handlers: 4 threads request from their CPU-timer
-     * handlers without passing the ucontext. Every accepted request is one biased event. Where the
-     * handler interrupted Java code nothing can be walked from the call (failed = true); where it
-     * interrupted the thread in the VM (a safepoint) the stack is the thread's own, never frames
-     * of the handler or of another thread.
+     * Issue 12, acceptance 3, and issue 27 (Datadog's wall-clock engine requests this way), from
+     * signal handlers: 4 threads request from their CPU-timer handlers without passing the
+     * ucontext. Every accepted request is one event with the thread's own stack. stackreq finds
+     * the context the kernel saved for the signal by unwinding the handler's frames to the signal
+     * trampoline, so the stack is that of the exact moment (biased = false), the busy method on
+     * top, as with the ucontext passed; where it cannot, the stack is the thread's at the call or
+     * at its next safepoint (biased = true), never frames of the handler or of another thread.
      */
     @OnEachJdk
-    void signalHandlersWithoutUcontextGetBiasedFailedEventsExactlyOnce(Jdk jdk) throws Exception {
+    void signalHandlersWithoutUcontextGetTheStackOfTheInterruptedMoment(Jdk jdk) throws Exception {
         Path dir = work.resolve("null-ucontext-jdk" + jdk.feature());
         Path recording = dir.resolve("rec.jfr");
         Report report = JvmRun.on(jdk, dir).requesterOptions("null-ucontext").recordingTo(recording)
@@ -138,15 +140,19 @@ class TimerRequestsTest {
         assertRequestsAllAccepted(run);
         List<RecordedEvent> events = JfrFile.requests(recording);
         Accounting.assertEachIdExactlyOnce(run.accepted, Accounting.userData(events), "null ucontext");
-        List<RecordedEvent> notBiased = events.stream().filter(e -> !e.getBoolean("biased")).toList();
+        List<RecordedEvent> unbiased = events.stream().filter(e -> !e.getBoolean("biased")).toList();
         List<RecordedEvent> walked = events.stream().filter(e -> !e.getBoolean("failed")).toList();
+        List<RecordedEvent> unbiasedWalked = unbiased.stream().filter(e -> !e.getBoolean("failed")).toList();
         List<RecordedEvent> foreign = walked.stream().filter(e -> JfrFile.methods(e).stream()
                 .noneMatch(m -> m.startsWith(BusyThreads.class.getName() + "."))).toList();
         assertAll(
-                () -> assertTrue(notBiased.isEmpty(), () -> notBiased.size() + " of " + events.size()
-                        + " events say biased = false, e.g. " + JfrFile.describe(notBiased.get(0))),
+                () -> assertTrue(unbiased.size() >= 0.95 * events.size(), () -> "only " + unbiased.size() + " of "
+                        + events.size() + " events were walked from the signal's context (biased = false)"),
+                () -> assertTrue(walked.size() >= 0.95 * events.size(), () -> "only " + walked.size() + " of "
+                        + events.size() + " events have a stack"),
                 () -> assertTrue(foreign.isEmpty(), () -> foreign.size() + " of " + walked.size()
-                        + " walked stacks lack the busy thread's code, e.g. " + JfrFile.describe(foreign.get(0))));
+                        + " walked stacks lack the busy thread's code, e.g. " + JfrFile.describe(foreign.get(0))),
+                () -> assertBusyMethodOnTop(unbiasedWalked));
     }
 
     /**
