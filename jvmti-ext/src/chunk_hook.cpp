@@ -33,12 +33,21 @@ void JNICALL finishing(JNIEnv* jni, jclass, jstring path) {
     jni->ReleaseStringUTFChars(path, chars);
 }
 
+void JNICALL opened(JNIEnv* jni, jclass, jstring path) {
+    if (path == nullptr) return;
+    const char* chars = jni->GetStringUTFChars(path, nullptr);
+    if (chars == nullptr) return;
+    Emitter::chunk_opened(chars, false);
+    jni->ReleaseStringUTFChars(path, chars);
+}
+
 const JNINativeMethod kHookNatives[] = {
     {const_cast<char*>("finishing"), const_cast<char*>("(Ljava/lang/String;)V"), reinterpret_cast<void*>(finishing)},
+    {const_cast<char*>("opened"), const_cast<char*>("(Ljava/lang/String;)V"), reinterpret_cast<void*>(opened)},
 };
 
 const ClassRewrite kRewrite{"jdk/jfr/internal/RepositoryChunk", "io/stackreq/jfr/internal/ChunkHookTransformer",
-                            "io/stackreq/jfr/boot/ChunkFinishHook", kHookNatives, 1};
+                            "io/stackreq/jfr/boot/ChunkFinishHook", kHookNatives, 2};
 
 bool fail(JNIEnv* jni, std::string* error, const std::string& what) {
     if (jni->ExceptionCheck()) jni->ExceptionClear();
@@ -70,6 +79,29 @@ bool resolve_rotation(JNIEnv* jni, jobject recorder, std::string* error) {
     return true;
 }
 
+// A disk recording may run already (an agent attached later): its chunk was opened before the
+// rewrite, so the emitter is told it here. PlatformRecorder.currentChunk and RepositoryChunk's
+// toString() (its file) on JDK 17 and 25; without them the side files start at the next chunk.
+void adopt_current_chunk(JNIEnv* jni) {
+    jclass platform_class = jni->FindClass("jdk/jfr/internal/PlatformRecorder");
+    jfieldID field = platform_class == nullptr
+                         ? nullptr
+                         : jni->GetFieldID(platform_class, "currentChunk", "Ljdk/jfr/internal/RepositoryChunk;");
+    jobject chunk = field == nullptr ? nullptr : jni->GetObjectField(hook().platform_recorder, field);
+    jclass object_class = jni->FindClass("java/lang/Object");
+    jmethodID to_string =
+        object_class == nullptr ? nullptr : jni->GetMethodID(object_class, "toString", "()Ljava/lang/String;");
+    jstring path = chunk == nullptr || to_string == nullptr
+                       ? nullptr
+                       : static_cast<jstring>(jni->CallObjectMethod(chunk, to_string));
+    if (jni->ExceptionCheck()) jni->ExceptionClear();
+    if (path == nullptr) return;
+    const char* chars = jni->GetStringUTFChars(path, nullptr);
+    if (chars == nullptr) return;
+    Emitter::chunk_opened(chars, true);
+    jni->ReleaseStringUTFChars(path, chars);
+}
+
 }  // namespace
 
 bool ChunkHook::installed() { return hook().installed.load(std::memory_order_acquire); }
@@ -80,6 +112,7 @@ bool ChunkHook::install(JNIEnv* jni, jbyteArray hook_class_bytes, jobject record
     if (!resolve_rotation(jni, recorder, error)) return false;
     if (!ClassRewriter::rewrite(jni, kRewrite, hook_class_bytes, error)) return false;
     hook().installed.store(true, std::memory_order_release);
+    adopt_current_chunk(jni);
     return true;
 }
 

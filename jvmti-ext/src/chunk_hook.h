@@ -8,6 +8,8 @@
 // that method (class_rewriter.h: RetransformClasses, the bytecode changed by the Java side with ASM) to call
 // io.stackreq.jfr.boot.ChunkFinishHook.finishing(path) first; that native, registered here, lets
 // the emitter append a stackreq chunk of the window's events to the file (Emitter::chunk_finished).
+// Its constructors end by calling ChunkFinishHook.opened(path): the chunk file the JVM writes next,
+// beside which the emitter keeps side files until JFR finishes it (side_files.h).
 // Everything relied on is checked by install(), which fails with one line naming what is missing.
 #pragma once
 

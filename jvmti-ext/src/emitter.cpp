@@ -21,6 +21,7 @@
 #include "native_libraries.h"
 #include "own_walk.h"
 #include "settings_poll.h"
+#include "side_files.h"
 #include "requesters.h"
 #include "slot_resolver.h"
 #include "thread_directory.h"
@@ -38,6 +39,13 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 // upcall, about 40% of the emitter's CPU at 1,000 requests a second). The settings poll, the
 // unwind tables of libraries loaded later and the pending limit follow this period.
 constexpr int64_t kWakeupPeriodNanos = 100 * 1000000;
+// How often the events accepted since the last side file are written to a new one while JFR
+// writes a chunk (side_files.h): a JVM that dies loses at most the events of this period and of
+// the write in progress, under 1 s.
+constexpr int64_t kSideFilePeriodNanos = 500 * 1000000;
+// Side files this large ask JFR for a new chunk, as pending events do: each write repeats the
+// metadata (about 10 KB), so a chunk JFR keeps open for an hour would otherwise gather tens of MB.
+constexpr uint64_t kSideFileLimitBytes = 8 << 20;
 
 struct EmitterState {
     // mutex guards the store and the state below; it is held to drain and to collect a chunk's
@@ -58,6 +66,15 @@ struct EmitterState {
     // With the chunk hook: every event requested up to here is in a JFR chunk file.
     int64_t jfr_written_ticks = kMin;
     int64_t last_new_chunk_request = 0;
+    // The chunk file the JVM writes (ChunkHook's opened), "" when none or finished.
+    std::string current_chunk;
+    // Every event requested up to here is in a side file or a JFR chunk file.
+    int64_t side_written_ticks = kMin;
+    // Guarded by write_mutex.
+    SideFiles side_files;
+    uint64_t side_bytes = 0;  // side_files.bytes(), read under mutex
+    bool side_failure_logged = false;
+    int64_t last_side_write = 0;  // the emitter thread's only
     // Every request of the first drained_thread_ends threads that ended is in the store.
     uint64_t drained_thread_ends = 0;
 };
@@ -114,13 +131,16 @@ void drain_all_locked(EmitterState& e, JNIEnv* jni) {
 
 // --- write: events of the store -> a chunk in a file ---
 
-// Copies the selected events (and a statistics event stamped `until`) into content, a chunk
-// spanning [first event or `from`, until]. False when skip_when_empty and there is no event.
+// Copies the selected events (and a statistics event stamped `until`, kept in the store too
+// unless only_in_content) into content, a chunk spanning [first event or `from`, until]. False
+// when skip_when_empty and there is no event.
 bool collect_window_locked(EmitterState& e, const EventStore::Selection& selection, int64_t from, int64_t until,
-                           const TickScale& scale, bool skip_when_empty, ChunkContent* content) {
-    e.store.add_statistics(Counters::snapshot(until));
+                           const TickScale& scale, bool skip_when_empty, ChunkContent* content,
+                           bool only_in_content = false) {
+    if (!only_in_content) e.store.add_statistics(Counters::snapshot(until));
     e.store.collect(selection, Entries(e), content);
     if (skip_when_empty && content->events.empty()) return false;
+    if (only_in_content) content->statistics.push_back(Counters::snapshot(until));
     int64_t first = content->events.empty() ? from : std::min(from, content->events.front().start_ticks);
     content->start_ticks = first;
     content->start_epoch_nanos = epoch_nanos_of(first);
@@ -183,6 +203,57 @@ bool append_since_cut(EmitterState& e, JNIEnv* jni, const char* path, std::strin
     return ok;
 }
 
+// Writes the events requested since the last JFR cut or side file, up to now, as a side file of
+// the chunk the JVM writes (side_files.h): an empty chunk at the JVM's tick 0, then the events on
+// the scale of that chunk's header, as an appended chunk has them. Nothing without events or
+// before the JVM wrote the chunk's header. Caller holds write_mutex, not mutex.
+void write_side_file(EmitterState& e, JNIEnv* jni) {
+    std::string chunk;
+    {
+        std::lock_guard<std::mutex> guard(e.mutex);
+        chunk = e.current_chunk;
+    }
+    TickScale scale;
+    if (chunk.empty() || !read_first_chunk_scale(chunk.c_str(), &scale) || scale.ticks_per_second <= 0) return;
+    ChunkContent content;
+    int64_t until = 0;
+    bool write = drain_and_collect(e, jni, [&](int64_t now) {
+        until = now;
+        int64_t after = std::max(e.jfr_written_ticks, e.side_written_ticks);
+        return collect_window_locked(e, {0, after + 1, now, after + 1}, now, now, scale, true, &content, true);
+    });
+    if (!write) return;
+    // The empty chunk: the JVM's tick 0 (its start) plus 1 us, so that rounding never makes it
+    // negative; its metadata is the events chunk's.
+    ChunkContent first;
+    first.append_to = scale;
+    first.request_event_type_id = content.request_event_type_id;
+    const int64_t tick_zero_epoch =
+        scale.start_epoch_nanos -
+        static_cast<int64_t>(static_cast<__int128>(scale.start_ticks) * 1000000000 / scale.ticks_per_second) + 1000;
+    const int64_t now = monotonic_ticks();
+    first.start_ticks = now - (epoch_nanos_of(now) - tick_zero_epoch);
+    first.start_epoch_nanos = tick_zero_epoch;
+    first.duration_nanos = 0;
+    std::string bytes, events, error;
+    bool ok = write_chunk(first, &bytes, &error) && write_chunk(content, &events, &error);
+    if (ok) {
+        bytes += events;
+        ok = e.side_files.write(chunk, bytes, &error);
+    }
+    std::lock_guard<std::mutex> guard(e.mutex);
+    e.side_bytes = e.side_files.bytes();
+    if (ok) {
+        e.side_written_ticks = until;
+        Log::debug("side file: %zu events up to now beside %s (%zu files)", content.events.size(), chunk.c_str(),
+                   e.side_files.count());
+    } else if (!e.side_failure_logged) {
+        e.side_failure_logged = true;
+        Log::warn("%s: a JVM that dies before JFR finishes its chunk loses the stackreq events since then",
+                  error.c_str());
+    }
+}
+
 // file= mode: everything stored since the last write becomes one chunk. Caller holds write_mutex,
 // not mutex.
 void write_file_chunk(EmitterState& e, JNIEnv* jni, bool final_chunk) {
@@ -235,11 +306,12 @@ bool periodic_locked(EmitterState& e) {
     return false;
 }
 
-// Too many events wait for JFR to finish the current chunk: ask for a new one (at most once a
-// second), so that what stackreq holds does not grow with the recording.
+// Too many events wait for JFR to finish the current chunk, or side files grew too large: ask for
+// a new one (at most once a second), so that what stackreq holds does not grow with the recording.
 bool wants_new_chunk_locked(EmitterState& e) {
     int64_t now = monotonic_ticks();
-    if (!ChunkHook::installed() || e.store.size() < agent().options.pending_limit ||
+    if (!ChunkHook::installed() ||
+        (e.store.size() < agent().options.pending_limit && e.side_bytes < kSideFileLimitBytes) ||
         now - e.last_new_chunk_request < 1000000000) {
         return false;
     }
@@ -280,6 +352,12 @@ void JNICALL emitter_main(jvmtiEnv*, JNIEnv* jni, void*) {
         if (file_chunk_due) {
             std::lock_guard<std::mutex> writer(e.write_mutex);
             write_file_chunk(e, jni, false);
+        }
+        const int64_t now = monotonic_ticks();
+        if (ChunkHook::installed() && now - e.last_side_write >= kSideFilePeriodNanos) {
+            e.last_side_write = now;
+            std::lock_guard<std::mutex> writer(e.write_mutex);
+            write_side_file(e, jni);
         }
         // JFR calls back into the emitter (chunk_finished) from this thread: no lock held.
         if (new_chunk) ChunkHook::request_new_chunk(jni);
@@ -340,8 +418,23 @@ void Emitter::chunk_finished(JNIEnv* jni, const char* path) {
     std::lock_guard<std::mutex> writer(e.write_mutex);
     std::string error;
     if (!append_since_cut(e, jni, path, &error)) {
+        // The side files hold some of them: left in the repository, no longer tracked.
         Log::warn("%s: the stackreq events of this chunk are lost", error.c_str());
+        e.side_files.forget_all();
+    } else {
+        // Everything they hold is in the chunk now.
+        e.side_files.remove_all();
     }
+    std::lock_guard<std::mutex> guard(e.mutex);
+    e.side_bytes = 0;
+    if (e.current_chunk == path) e.current_chunk.clear();
+}
+
+void Emitter::chunk_opened(const char* path, bool adopted) {
+    EmitterState& e = emitter();
+    std::lock_guard<std::mutex> guard(e.mutex);
+    if (adopted && !e.current_chunk.empty()) return;
+    e.current_chunk = path;
 }
 
 bool Emitter::last_recording_stopped(JNIEnv* jni, const char* destination, std::string* error) {

@@ -25,8 +25,13 @@ public:
 
     static void set_event_type_id(uint64_t id);
 
+    // JFR created the file of the chunk the JVM writes next (ChunkHook; adopted: the chunk of a
+    // recording that ran before the hook, taken only when no chunk is known). Until JFR finishes
+    // it, the emitter writes the events accepted meanwhile into side files beside it, about twice
+    // a second (side_files.h), so that a JVM that dies keeps them in the repository.
+    static void chunk_opened(const char* path, bool adopted);
     // JFR has closed the chunk file at path (ChunkHook): appends a chunk with the events requested
-    // since the previous cut, up to now.
+    // since the previous cut, up to now, then deletes the side files, which that chunk covers.
     static void chunk_finished(JNIEnv* jni, const char* path);
     // With the chunk hook: the last running recording stopped. The events requested after the
     // last chunk's cut are appended to destination (when not null: the recording's file, written

@@ -9,7 +9,8 @@ import org.objectweb.asm.Opcodes;
 
 /**
  * Rewrites {@code jdk.jfr.internal.RepositoryChunk} so that {@code finish(Instant)} first calls
- * {@code io.stackreq.jfr.boot.ChunkFinishHook.finishing(String.valueOf(chunkFile))}. Called by
+ * {@code io.stackreq.jfr.boot.ChunkFinishHook.finishing(String.valueOf(chunkFile))}, and its
+ * constructors end by calling {@code ChunkFinishHook.opened(String.valueOf(chunkFile))}. Called by
  * libstackreq from its ClassFileLoadHook while it retransforms that one class.
  *
  * <p>The class is checked, not assumed: when the method or the {@code chunkFile} field is not
@@ -41,12 +42,26 @@ public final class ChunkHookTransformer {
                 return null;
             }
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-            boolean[] found = new boolean[1];
+            boolean[] found = new boolean[2];
             reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
                 @Override
                 public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
                         String[] exceptions) {
                     MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+                    if ("<init>".equals(name)) {
+                        found[1] = true;
+                        return new MethodVisitor(Opcodes.ASM9, next) {
+                            @Override
+                            public void visitInsn(int opcode) {
+                                if (opcode == Opcodes.RETURN) {
+                                    // The field is set by now; straight-line code before the
+                                    // return keeps the stack map frames valid.
+                                    callHook(this, fieldDescriptor, "opened");
+                                }
+                                super.visitInsn(opcode);
+                            }
+                        };
+                    }
                     if (!METHOD.equals(name) || !METHOD_DESCRIPTOR.equals(descriptor)
                             || (access & Opcodes.ACC_STATIC) != 0) {
                         return next;
@@ -57,17 +72,17 @@ public final class ChunkHookTransformer {
                         public void visitCode() {
                             super.visitCode();
                             // Straight-line code: the method's existing stack map frames stay valid.
-                            visitVarInsn(Opcodes.ALOAD, 0);
-                            visitFieldInsn(Opcodes.GETFIELD, TARGET, FIELD, fieldDescriptor);
-                            visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/String", "valueOf",
-                                    "(Ljava/lang/Object;)Ljava/lang/String;", false);
-                            visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "finishing", "(Ljava/lang/String;)V", false);
+                            callHook(this, fieldDescriptor, "finishing");
                         }
                     };
                 }
             }, 0);
             if (!found[0]) {
                 lastError = TARGET + " has no method " + METHOD + METHOD_DESCRIPTOR;
+                return null;
+            }
+            if (!found[1]) {
+                lastError = TARGET + " has no constructor";
                 return null;
             }
             lastError = null;
@@ -81,6 +96,15 @@ public final class ChunkHookTransformer {
     /** Why the last {@link #transform} returned null, or null. */
     public static String lastError() {
         return lastError;
+    }
+
+    /** {@code HOOK.method(String.valueOf(this.chunkFile))}. */
+    private static void callHook(MethodVisitor code, String fieldDescriptor, String method) {
+        code.visitVarInsn(Opcodes.ALOAD, 0);
+        code.visitFieldInsn(Opcodes.GETFIELD, TARGET, FIELD, fieldDescriptor);
+        code.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/String", "valueOf",
+                "(Ljava/lang/Object;)Ljava/lang/String;", false);
+        code.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, method, "(Ljava/lang/String;)V", false);
     }
 
     private static String findFieldDescriptor(ClassReader reader) {
