@@ -161,6 +161,7 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     }
     register_thread(jvmti, jni, thread);
     if (attached) adopt_running_threads(jvmti, jni, thread);
+    if (attached) JfrExclusion::on_attach(jvmti, jni);
     if (!Emitter::start(jvmti, jni)) Log::warn("cannot start the emitter thread; no events will be written");
     state.live.store(true, std::memory_order_release);
     bool bridge = start_jfr_bridge(jni);

@@ -30,8 +30,8 @@ uint64_t EventStore::intern_stack(const std::vector<StackFrameEntry>& frames, bo
     std::string key = stack_key(frames, truncated);
     auto found = stack_ids_.find(key);
     if (found != stack_ids_.end()) return found->second;
-    uint64_t id = stacks_.size() + 1;
-    stacks_.push_back(StackTraceEntry{id, truncated, frames});
+    uint64_t id = next_stack_id_++;
+    stacks_.emplace(id, StackTraceEntry{id, truncated, frames});
     stack_ids_.emplace(std::move(key), id);
     return id;
 }
@@ -62,7 +62,9 @@ void EventStore::collect(const Selection& selection, const EntryLookup& entries,
                          return a.start_ticks < b.start_ticks;
                      });
     for (uint64_t id : stack_ids) {
-        const StackTraceEntry& stack = stacks_[id - 1];
+        auto found = stacks_.find(id);
+        if (found == stacks_.end()) continue;  // never: a kept event's stack is kept
+        const StackTraceEntry& stack = found->second;
         out->stacks.push_back(stack);
         for (const StackFrameEntry& frame : stack.frames) method_ids.insert(frame.method_id);
     }
@@ -96,36 +98,28 @@ bool EventStore::trim(uint64_t keep_from_index, int64_t keep_from_ticks) {
     // A pass over the kept events only once the stacks doubled since the last pass: amortized,
     // each interned stack pays for a constant part of one.
     if (stacks_.size() < std::max(kStacksKeptAnyway, 2 * stacks_after_last_pass_)) return false;
-    std::vector<uint64_t> new_id(stacks_.size() + 1, 0);
-    size_t referenced = 0;
+    std::unordered_set<uint64_t> referenced;
     for (const StackTraceRequestEvent& event : events_) {
-        if (event.stack_trace_id != 0 && new_id[event.stack_trace_id] == 0) new_id[event.stack_trace_id] = ++referenced;
+        if (event.stack_trace_id != 0) referenced.insert(event.stack_trace_id);
     }
-    if (2 * referenced > stacks_.size()) {
+    if (2 * referenced.size() > stacks_.size()) {
         stacks_after_last_pass_ = stacks_.size();
         return false;
     }
-    stacks_after_last_pass_ = referenced;
-    std::vector<StackTraceEntry> kept(referenced);
-    for (StackTraceEntry& stack : stacks_) {
-        uint64_t id = new_id[stack.id];
-        if (id == 0) continue;
-        stack.id = id;
-        kept[id - 1] = std::move(stack);
-    }
+    stacks_after_last_pass_ = referenced.size();
+    // Forgotten: the content (stacks_) and its key (stack_ids_); the ids of the kept stacks and
+    // events stay as they are.
     for (auto it = stack_ids_.begin(); it != stack_ids_.end();) {
-        uint64_t id = new_id[it->second];
-        if (id == 0) {
+        if (referenced.count(it->second) == 0) {
+            stacks_.erase(it->second);
             it = stack_ids_.erase(it);
         } else {
-            it->second = id;
             ++it;
         }
     }
-    stacks_ = std::move(kept);
-    for (StackTraceRequestEvent& event : events_) {
-        if (event.stack_trace_id != 0) event.stack_trace_id = new_id[event.stack_trace_id];
-    }
+    // Rehashed to the kept size: a map's buckets do not shrink by themselves.
+    stacks_.rehash(0);
+    stack_ids_.rehash(0);
     return true;
 }
 

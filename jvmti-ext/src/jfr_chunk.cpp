@@ -27,16 +27,22 @@ constexpr size_t kMaxEventSize = 80;  // every stackreq event field is a varint,
 const std::string kUnknownName = "<unknown>";
 const std::string kUnknownDescriptor = "()V";
 
-// Id -> position in a content vector. The emitter's ids are small and dense (index + 1), so a
-// plain vector answers the per-event lookups; sparse ids fall back to a hash map.
+// Id -> position in a content vector. The emitter's ids are dense within a chunk (methods from 1,
+// stacks the recent ones of a counter that never goes back), so a plain vector over
+// [min id, max id] answers the per-event lookups; sparse ids fall back to a hash map.
 class IdIndex {
 public:
     template <typename Entry>
     bool build(const std::vector<Entry>& entries, std::string* error, const char* what) {
+        uint64_t min_id = entries.empty() ? 0 : entries.front().id;
         uint64_t max_id = 0;
-        for (const Entry& e : entries) max_id = e.id > max_id ? e.id : max_id;
-        dense_ = max_id <= 4 * entries.size() + 1024;
-        if (dense_) dense_index_.assign(max_id + 1, -1);
+        for (const Entry& e : entries) {
+            max_id = e.id > max_id ? e.id : max_id;
+            min_id = e.id < min_id ? e.id : min_id;
+        }
+        base_ = min_id;
+        dense_ = max_id - min_id <= 4 * entries.size() + 1024;
+        if (dense_) dense_index_.assign(entries.empty() ? 0 : max_id - min_id + 1, -1);
         for (size_t i = 0; i < entries.size(); i++) {
             uint64_t id = entries[i].id;
             if (id == 0 || find(id) >= 0) {
@@ -44,7 +50,7 @@ public:
                 return false;
             }
             if (dense_) {
-                dense_index_[id] = static_cast<int64_t>(i);
+                dense_index_[id - base_] = static_cast<int64_t>(i);
             } else {
                 sparse_index_.emplace(id, i);
             }
@@ -52,13 +58,14 @@ public:
         return true;
     }
     int64_t find(uint64_t id) const {
-        if (dense_) return id < dense_index_.size() ? dense_index_[id] : -1;
+        if (dense_) return id >= base_ && id - base_ < dense_index_.size() ? dense_index_[id - base_] : -1;
         auto found = sparse_index_.find(id);
         return found == sparse_index_.end() ? -1 : static_cast<int64_t>(found->second);
     }
 
 private:
     bool dense_ = true;
+    uint64_t base_ = 0;  // the id of dense_index_[0]
     std::vector<int64_t> dense_index_;
     std::unordered_map<uint64_t, size_t> sparse_index_;
 };

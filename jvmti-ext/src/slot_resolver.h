@@ -33,7 +33,8 @@ public:
     static bool ready(const RequestSlot& slot, int64_t now);
     static constexpr int64_t kMaxDescriptionWaitNanos = 200 * 1000 * 1000;
     const MethodResolver& methods() const { return methods_; }
-    // After the store renumbered its stacks: the ids remembered for walked stacks are stale.
+    // After the store forgot stacks (EventStore::trim): ids remembered for walked stacks may name
+    // nothing any more.
     void forget_stacks() { walked_stacks_.clear(); }
 
 private:

@@ -128,12 +128,14 @@ int main() {
     CHECK(recorded.size() == 0);
 
     // Stacks no kept event refers to are forgotten once they are most of the store (checked when
-    // the stacks doubled since the last check), and the kept events keep their frames under their
-    // new ids.
+    // the stacks doubled since the last check); the kept events and stacks keep their ids, and no
+    // id is ever handed out again (a reader reuses the previous chunk's entry of a repeated key).
     EventStore churn;
-    auto add_churn = [&churn](uint64_t from, uint64_t to) {
+    std::vector<uint64_t> id_of(6000, 0);
+    auto add_churn = [&churn, &id_of](uint64_t from, uint64_t to) {
         for (uint64_t i = from; i < to; i++) {
             uint64_t id = churn.intern_stack(frames({1, 2 + i % 3, 1000 + i}), false);
+            id_of[i] = id;
             churn.add(event(static_cast<int64_t>(i), 1 + i % 2, id, static_cast<int64_t>(i)));
         }
     };
@@ -148,12 +150,34 @@ int main() {
     churn.collect({0, kMin, kMax, kMin}, Table(), &after);
     CHECK(after.events.size() == 10 && after.stacks.size() == 10);
     for (const StackTraceRequestEvent& kept : after.events) {
-        const StackTraceEntry& stack = after.stacks[kept.stack_trace_id - 1];
-        CHECK(stack.id == kept.stack_trace_id);
-        CHECK(stack.frames[2].method_id == 1000 + static_cast<uint64_t>(kept.user_data));
+        CHECK(kept.stack_trace_id == id_of[static_cast<size_t>(kept.user_data)]);
+        const StackTraceEntry* stack = nullptr;
+        for (const StackTraceEntry& s : after.stacks) {
+            if (s.id == kept.stack_trace_id) stack = &s;
+        }
+        CHECK(stack != nullptr);
+        CHECK(stack->frames[2].method_id == 1000 + static_cast<uint64_t>(kept.user_data));
     }
-    // A stack seen again after the compaction is found under its new id, a new one gets the next.
-    CHECK(churn.intern_stack(frames({1, 2 + 5999 % 3, 6999}), false) == after.events.back().stack_trace_id);
-    CHECK(churn.intern_stack(frames({5}), false) == 11);
+    // A kept stack seen again is found under its id; a forgotten one seen again, and a new one,
+    // get ids never handed out before.
+    CHECK(churn.intern_stack(frames({1, 2 + 5999 % 3, 6999}), false) == id_of[5999]);
+    uint64_t again = churn.intern_stack(frames({1, 2 + 0 % 3, 1000}), false);
+    CHECK(again == 6001 && again != id_of[0]);
+    CHECK(churn.intern_stack(frames({5}), false) == 6002);
+    // Chunks collected before and after a compaction never give one id two contents.
+    EventStore ids;
+    std::vector<std::vector<StackFrameEntry>> content_of(1);  // by id
+    for (int round = 0; round < 8; round++) {
+        for (uint64_t i = 0; i < 2000; i++) {
+            std::vector<StackFrameEntry> stack = frames({7, 1000 + (static_cast<uint64_t>(round) * 733 + i) % 5000});
+            uint64_t id = ids.intern_stack(stack, false);
+            if (id >= content_of.size()) content_of.resize(id + 1);
+            if (content_of[id].empty()) content_of[id] = stack;
+            CHECK(content_of[id].size() == stack.size() && content_of[id][1].method_id == stack[1].method_id);
+            ids.add(event(round * 10000 + static_cast<int64_t>(i), 1, id, static_cast<int64_t>(i)));
+        }
+        ids.trim(ids.end_index(), kMax);
+    }
+    CHECK(ids.stack_count() <= 4000);
     return 0;
 }

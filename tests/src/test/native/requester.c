@@ -17,6 +17,7 @@
  * so its ThreadEnd runs after stackreq's, as a profiler's would) request once from the callback
  * (ucontext NULL) and once from the timer signal sent to the thread itself, counting the return
  * codes apart for Requester.threadEndErrorCounts().
+ * Loaded into a running JVM (Agent_OnAttach, after libstackreq.so) it starts the same way.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -139,8 +140,7 @@ static int accept_option(const char *item) {
     return 1;
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
-    (void)reserved;
+static jint start_agent(JavaVM *vm, char *options) {
     if (!agent_parse_options("requester", options, accept_option)) {
         fprintf(stderr, "requester: malformed options '%s'\n", options);
         return JNI_ERR;
@@ -167,6 +167,22 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         return JNI_ERR;
     }
     return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    return start_agent(vm, options);
+}
+
+/* jcmd PID JVMTI.agent_load librequester.so, after libstackreq.so: as at startup. The JVM finds
+ * the Requester natives in this library once Agent_OnAttach has returned. */
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    if (g_jvmti != NULL) {
+        fprintf(stderr, "requester: already loaded in this JVM\n");
+        return JNI_ERR;
+    }
+    return start_agent(vm, options);
 }
 
 /* ---- JNI natives of io.stackreq.testapp.Requester (found by name in this agent library) ---- */
