@@ -24,6 +24,8 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.function.Executable;
 
 import io.stackreq.testapp.CpuSplit;
@@ -34,6 +36,7 @@ import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
@@ -217,6 +220,158 @@ class DatadogProfilerTest {
                         () -> "requester is not Datadog's library: " + requesters + "\n" + context),
                 () -> assertTrue(rejected.isEmpty(), () -> "the profiler reports rejected requests: " + rejected
                         + "\n" + context));
+    }
+
+    /**
+     * Issue 27, items 7 and 8: Datadog's profiler and stackreq's perf agent request in one JVM at
+     * the same time, their user_data overlapping (both count from 1). Each event names its
+     * requester; each sample has exactly one event of its own requester with its id, on its own
+     * OS thread, and the CLI's report
+     * of each sample source (the perf agent's samples.jsonl, Datadog's JFR file as --samples)
+     * joins exactly those, none twice, and splits like the workload.
+     */
+    @OnEachJdk
+    void twoProfilersInOneJvmEachJoinTheirOwnEvents(Jdk jdk) throws IOException {
+        Path library = Path.of(property("stackreq.datadog.profiler"));
+        Path dir = workDir(jdk, "two-profilers");
+        Path out = dir.resolve("out");
+        Path ddFile = dir.resolve("dd.jfr");
+        Path truthFile = dir.resolve("truth.txt");
+        List<String> args = new ArrayList<>(List.of("profile", "-e", "task-clock", "-i", "1ms", "-o", out.toString(),
+                "--java", jdk.java().toString(), "--",
+                "-agentpath:" + library.toAbsolutePath() + "=start,cpu=1ms,jvmtistacks,file=" + ddFile,
+                "-cp", JvmRun.testClasses().toAbsolutePath().toString(), CpuSplit.class.getName(),
+                "out=" + truthFile, "threads=2", "unit=" + UNIT, "warmupSeconds=1", "seconds=6"));
+        JvmRun.Result profiled = JvmRun.cli(Jdk.current(), dir, args).name("profile")
+                .timeout(Duration.ofSeconds(120)).start();
+        assertEquals(0, profiled.exitCode(), () -> "stackreq profile with Datadog's profiler failed\n" + profiled);
+        Path recording = out.resolve("recording.jfr");
+        Path perfSamples = out.resolve("samples.jsonl");
+        Report truth = Report.read(truthFile);
+
+        Map<String, Map<Long, List<RecordedEvent>>> byRequester = new HashMap<>();
+        for (RecordedEvent event : JfrFile.requests(recording)) {
+            byRequester.computeIfAbsent(event.getString("requester"), r -> new HashMap<>())
+                    .computeIfAbsent(event.getLong("userData"), id -> new ArrayList<>()).add(event);
+        }
+        Map<Long, List<RecordedEvent>> perfEvents = byRequester.getOrDefault("libstackreq-perf.so", Map.of());
+        Map<Long, List<RecordedEvent>> ddEvents = byRequester.getOrDefault("libjavaProfiler.so", Map.of());
+        long overlapping = perfEvents.keySet().stream().filter(ddEvents::containsKey).count();
+
+        long perfAccepted = 0;
+        List<String> perfWrong = new ArrayList<>();
+        for (String line : Files.readAllLines(perfSamples)) {
+            JsonNode sample = JSON.readTree(line);
+            if (!sample.path("type").asText().equals("sample") || sample.path("error").asInt() != 0) {
+                continue;
+            }
+            perfAccepted++;
+            List<RecordedEvent> events = perfEvents.getOrDefault(sample.path("userData").asLong(), List.of());
+            RecordedThread thread = events.size() == 1 ? events.get(0).getThread() : null;
+            if (thread == null || thread.getOSThreadId() != sample.path("tid").asLong()) {
+                perfWrong.add(line + " -> " + events.stream().map(JfrFile::describe).toList());
+            }
+        }
+        long ddDelegated = 0;
+        List<String> ddWrong = new ArrayList<>();
+        for (RecordedEvent sample : JfrFile.events(ddFile, CPU_SAMPLE)) {
+            long id = sample.getLong("correlationId");
+            if (id == 0) {
+                continue;
+            }
+            ddDelegated++;
+            List<RecordedEvent> events = ddEvents.getOrDefault(id, List.of());
+            RecordedThread thread = events.size() == 1 ? events.get(0).getThread() : null;
+            // By OS thread: Datadog names the thread that created the JVM after its end (DestroyJavaVM).
+            if (thread == null || sample.getThread() == null
+                    || thread.getOSThreadId() != sample.getThread().getOSThreadId()) {
+                ddWrong.add(id + " on " + (sample.getThread() == null ? "?" : sample.getThread().getJavaName())
+                        + " -> " + events.stream().map(JfrFile::describe).toList());
+            }
+        }
+
+        long perfCount = perfAccepted;
+        long ddCount = ddDelegated;
+        JsonNode perfReport = cliReport(dir, recording, perfSamples);
+        JsonNode ddReport = cliReport(dir, recording, ddFile);
+        double[] cpu = shares(truth, "cpu");
+        String context = String.format(Locale.ROOT, "%s: %d perf samples accepted, %d wrong; %d Datadog samples "
+                + "delegated, %d wrong; %d user_data values requested by both; requesters %s; CPU truth "
+                + "%.1f/%.1f/%.1f%%%nperf report: %s%nDatadog report: %s%nDatadog samples not on their event's "
+                + "thread: %s", jdk, perfCount, perfWrong.size(), ddCount, ddWrong.size(), overlapping,
+                byRequester.keySet(), cpu[0], cpu[1], cpu[2], summary(perfReport), summary(ddReport), ddWrong.subList(0, Math.min(5, ddWrong.size())));
+        System.out.println(context);
+        List<Executable> checks = new ArrayList<>(List.of(
+                () -> assertTrue(perfCount >= 500 && ddCount >= 200, () -> "too few samples\n" + context),
+                () -> assertTrue(overlapping >= 100, () -> "the two user_data spaces hardly overlap: the test "
+                        + "proves nothing\n" + context),
+                () -> assertTrue(perfWrong.isEmpty(), () -> "perf samples without exactly one own event on their "
+                        + "thread: " + perfWrong.subList(0, Math.min(5, perfWrong.size())) + "\n" + context),
+                () -> assertTrue(ddWrong.size() <= 0.05 * ddCount, () -> "Datadog samples without exactly one "
+                        + "own event on their thread: " + ddWrong.subList(0, Math.min(5, ddWrong.size())) + "\n"
+                        + context),
+                () -> assertEquals("libstackreq-perf.so", perfReport.path("scope").path("requester").asText(),
+                        () -> context),
+                () -> assertEquals("libjavaProfiler.so", ddReport.path("scope").path("requester").asText(),
+                        () -> context),
+                // Joined: with a stack (matched) or with a failed event.
+                () -> assertEquals(perfCount, joined(perfReport), () -> context),
+                () -> assertEquals(ddCount - ddWrong.size(), joined(ddReport), () -> context),
+                () -> assertEquals(0, perfReport.path("quality").path("duplicateEvents").asLong(), () -> context),
+                () -> assertEquals(0, ddReport.path("quality").path("duplicateEvents").asLong(), () -> context)));
+        for (JsonNode report : List.of(perfReport, ddReport)) {
+            for (int i = 0; i < METHODS.length; i++) {
+                int m = i;
+                checks.add(() -> assertEquals(cpu[m], selfPct(report, WORKLOAD + "." + METHODS[m]) / workloadPct(report)
+                        * 100, MAX_SHARE_ERROR, () -> METHODS[m] + "'s share of the workload in "
+                        + report.path("scope") + "\n" + context));
+            }
+        }
+        assertAll(checks);
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** {@code stackreq report RECORDING --samples SAMPLES --format json --top 0}. */
+    private static JsonNode cliReport(Path dir, Path recording, Path samples) throws IOException {
+        List<String> args = List.of("report", recording.toString(), "--samples", samples.toString(), "--format",
+                "json", "--top", "0");
+        JvmRun.Result result = JvmRun.cli(Jdk.current(), dir, args).name("report-" + samples.getFileName())
+                .timeout(Duration.ofSeconds(120)).start();
+        assertEquals(0, result.exitCode(), () -> "report failed\n" + result);
+        return JSON.readTree(result.stdout());
+    }
+
+    private static long joined(JsonNode report) {
+        return report.path("quality").path("matched").asLong() + report.path("quality").path("failedEvent").asLong();
+    }
+
+    private static double selfPct(JsonNode report, String method) {
+        for (JsonNode entry : report.path("entries")) {
+            if (entry.path("name").asText().equals(method)) {
+                return entry.path("selfPct").asDouble();
+            }
+        }
+        return 0;
+    }
+
+    /** The workload methods' share of the report, so that their split compares with the workload's. */
+    private static double workloadPct(JsonNode report) {
+        double sum = 0;
+        for (String method : METHODS) {
+            sum += selfPct(report, WORKLOAD + "." + method);
+        }
+        return sum;
+    }
+
+    private static String summary(JsonNode report) {
+        StringBuilder text = new StringBuilder(report.path("scope").toString()).append(" joined ")
+                .append(joined(report)).append(" (failed events ")
+                .append(report.path("quality").path("failedEvent").asLong()).append(")");
+        for (String method : METHODS) {
+            text.append(String.format(Locale.ROOT, " %s %.2f%%", method, selfPct(report, WORKLOAD + "." + method)));
+        }
+        return text.toString();
     }
 
     private static void profileWithAgentPath(Jdk jdk, String mode, String modeOptions, String stackreqOptions,
