@@ -18,7 +18,6 @@ public:
         for (size_t i = 0; i < n; i++) h_ = (h_ ^ p[i]) * 0x100000001b3ull;  // FNV-1a
         return *this;
     }
-    KeyHash& u64(uint64_t v) { return bytes(&v, sizeof(v)); }
     // Positive, nonzero and below 2^62: 0 means null in a pool reference, and Java readers
     // hold keys in signed longs.
     uint64_t key() const {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the native unit tests in $1 and runs them with CTest: all of them with ASan/UBSan, or
 # with --tsan the lock-free structures' tests with ThreadSanitizer.
+#   jvmti-ext/test/run-unit-tests.sh [--tsan] BUILD_DIR
 set -euo pipefail
+for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
 here="$(cd "$(dirname "$0")/.." && pwd)"
 sanitizer=-DSTACKREQ_SANITIZE=ON
 if [[ ${1:-} == --tsan ]]; then

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 
 import io.stackreq.flame.CollapsedWriter;
 import io.stackreq.join.JoinRunner;
+import io.stackreq.output.OutputFiles;
 import io.stackreq.tree.FrameKey;
 import io.stackreq.tree.TreeBuilder;
 import picocli.CommandLine.Command;
@@ -36,13 +37,13 @@ final class CollapsedCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         TreeBuilder trees = new TreeBuilder(lines ? FrameKey.LINE : FrameKey.METHOD, threads, false);
-        JoinRunner.run(input.joinInputs(), (recording, metric, header) -> List.of(trees));
+        JoinRunner.run(input.joinInputs(), List.of(trees));
         if (output == null) {
             Writer out = spec.commandLine().getOut();
             new CollapsedWriter().write(trees.tree(), out);
             out.flush();
         } else {
-            try (Writer out = Analysis.newWriter(output)) {
+            try (Writer out = OutputFiles.newWriter(output)) {
                 new CollapsedWriter().write(trees.tree(), out);
             }
         }

@@ -1,7 +1,6 @@
 package io.stackreq.cli;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 

@@ -3,14 +3,16 @@ package io.stackreq.cli;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.stackreq.export.EnrichedProfileReader;
 import io.stackreq.export.FleetFormat;
+import io.stackreq.export.JoinedProfileBuilder;
 import io.stackreq.export.StackProfile;
 import io.stackreq.join.JoinInputs;
 import io.stackreq.join.JoinRunner;
+import io.stackreq.join.PreparedJoin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -57,19 +59,22 @@ final class ExportCommand implements Callable<Integer> {
         if (json && format != FleetFormat.OTLP) {
             throw new ParameterException(spec.commandLine(), "--json is for --format otlp (pprof is binary only)");
         }
-        AtomicReference<StackProfile> profile = new AtomicReference<>();
         JoinInputs inputs = sampleOptions.joinInputs(recording, samples, null);
         inputs.checkOptions();
-        if (samples != null) {
-            JoinRunner.run(inputs, Analysis.withStackProfile(samples, List.of(), profile));
-        } else {
-            // profile.jfr (from enrich or profile) already holds joined samples with their counters.
-            EnrichedProfileReader.read(recording).ifPresentOrElse(profile::set,
-                    () -> JoinRunner.run(inputs, Analysis.withStackProfile(null, List.of(), profile)));
-        }
-        format.write(profile.get(), output, json);
+        // profile.jfr (from enrich or profile) already holds joined samples with their counters.
+        StackProfile profile = (samples == null ? EnrichedProfileReader.read(recording) : Optional.<StackProfile>empty())
+                .orElseGet(() -> joinedProfile(inputs));
+        format.write(profile, output, json);
         spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d samples in %,d "
-                + "stacks)", output, profile.get().samples(), profile.get().values().size()));
+                + "stacks)", output, profile.samples(), profile.values().size()));
         return 0;
+    }
+
+    private static StackProfile joinedProfile(JoinInputs inputs) {
+        try (PreparedJoin join = JoinRunner.prepare(inputs)) {
+            JoinedProfileBuilder builder = JoinOutputs.stackProfile(join);
+            join.join(List.of(builder));
+            return builder.profile();
+        }
     }
 }

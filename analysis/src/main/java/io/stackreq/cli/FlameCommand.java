@@ -34,8 +34,8 @@ final class FlameCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         TreeBuilder trees = new TreeBuilder(FrameKey.METHOD, threads, false);
-        JoinOutcome outcome = JoinRunner.run(input.joinInputs(), (recording, metric, header) -> List.of(trees));
-        Analysis.writeFlameGraph(output, trees.tree(), outcome);
+        JoinOutcome outcome = JoinRunner.run(input.joinInputs(), List.of(trees));
+        JoinOutputs.writeFlameGraph(output, trees.tree(), outcome);
         spec.commandLine().getErr().println("stackreq: wrote " + output);
         return 0;
     }

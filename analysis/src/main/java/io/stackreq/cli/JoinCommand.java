@@ -38,7 +38,7 @@ final class JoinCommand implements Callable<Integer> {
         OutputStream out = output == null ? System.out : open(output);
         JoinOutcome outcome;
         try (JoinedSamplesWriter writer = new JoinedSamplesWriter(new NonClosing(out))) {
-            outcome = JoinRunner.run(input.joinInputs(), (recording, metric, header) -> List.of(writer));
+            outcome = JoinRunner.run(input.joinInputs(), List.of(writer));
         } finally {
             if (output != null) {
                 out.close();

@@ -9,15 +9,17 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.stackreq.export.FleetFormat;
-import io.stackreq.export.StackProfile;
+import io.stackreq.export.JoinedProfileBuilder;
 import io.stackreq.join.JoinInputs;
+import io.stackreq.join.JoinListener;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinRunner;
+import io.stackreq.join.PreparedJoin;
 import io.stackreq.model.InputException;
 import io.stackreq.output.EnrichedRecordingWriter;
+import io.stackreq.output.OutputFiles;
 import io.stackreq.profile.AttachRun;
 import io.stackreq.profile.ProfileRun;
 import io.stackreq.profile.ProfileSettings;
@@ -84,13 +86,6 @@ final class Profiling {
         return 0;
     }
 
-    /** The call trees, and the stack profile when a fleet format is asked for. */
-    private static JoinRunner.ListenerFactory listeners(Path samples, TreeBuilder trees, List<FleetFormat> formats,
-            AtomicReference<StackProfile> stacks) {
-        return formats.isEmpty() ? (recording, metric, header) -> List.of(trees)
-                : Analysis.withStackProfile(samples, List.of(trees), stacks);
-    }
-
     /** ProfileRun creates both files empty before the JVM starts: empty means not written. */
     private static boolean hasData(Path file) throws IOException {
         return Files.isRegularFile(file) && Files.size(file) > 0;
@@ -108,28 +103,35 @@ final class Profiling {
         TreeBuilder trees = new TreeBuilder(FrameKey.METHOD, false, false);
         JoinOutcome outcome;
         long enriched = -1;
-        AtomicReference<StackProfile> stacks = new AtomicReference<>();
-        if (hasData(settings.samples())) {
-            Enrichment.Result result = Enrichment.run(JoinInputs.of(settings.recording(), settings.samples()),
-                    directory.resolve(ENRICHED), listeners(settings.samples(), trees, formats, stacks));
-            outcome = result.outcome();
-            enriched = result.written();
-        } else {
+        boolean withSamples = hasData(settings.samples());
+        if (!withSamples) {
             err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
                     + "; the report counts stack-trace events only and profile.jfr is not written");
-            outcome = JoinRunner.run(JoinInputs.of(settings.recording(), null),
-                    listeners(null, trees, formats, stacks));
+        }
+        JoinedProfileBuilder stacks = null;
+        try (PreparedJoin join = JoinRunner.prepare(JoinInputs.of(settings.recording(),
+                withSamples ? settings.samples() : null))) {
+            // The stack profile only when a fleet format is asked for.
+            stacks = formats.isEmpty() ? null : JoinOutputs.stackProfile(join);
+            List<JoinListener> listeners = stacks == null ? List.of(trees) : List.of(trees, stacks);
+            if (withSamples) {
+                Enrichment.Result result = Enrichment.run(join, directory.resolve(ENRICHED), listeners);
+                outcome = result.outcome();
+                enriched = result.written();
+            } else {
+                outcome = join.join(listeners);
+            }
         }
         for (FleetFormat format : formats) {
-            format.write(stacks.get(), directory.resolve(format.fileName()), false);
+            format.write(stacks.profile(), directory.resolve(format.fileName()), false);
         }
         Report report = new ReportBuilder(Grouping.METHOD, REPORT_TOP).build(outcome, trees.tree(), trees.byThread(),
                 trees.tallies());
         String text = new TextReportFormatter().format(report);
-        try (BufferedWriter file = Analysis.newWriter(directory.resolve(REPORT))) {
+        try (BufferedWriter file = OutputFiles.newWriter(directory.resolve(REPORT))) {
             file.write(text);
         }
-        Analysis.writeFlameGraph(directory.resolve(FLAME), trees.tree(), outcome);
+        JoinOutputs.writeFlameGraph(directory.resolve(FLAME), trees.tree(), outcome);
 
         out.print(text);
         out.println();

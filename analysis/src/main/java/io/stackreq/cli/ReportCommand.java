@@ -58,7 +58,7 @@ final class ReportCommand implements Callable<Integer> {
 
     static Report build(RecordingInput input, Grouping by, boolean threads, int top) {
         TreeBuilder trees = new TreeBuilder(by.frameKey(), false, threads);
-        JoinOutcome outcome = JoinRunner.run(input.joinInputs(), (recording, metric, header) -> List.of(trees));
+        JoinOutcome outcome = JoinRunner.run(input.joinInputs(), List.of(trees));
         return new ReportBuilder(by, top).build(outcome, trees.tree(), trees.byThread(), trees.tallies());
     }
 }

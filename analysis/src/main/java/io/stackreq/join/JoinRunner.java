@@ -1,11 +1,8 @@
 package io.stackreq.join;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 import io.stackreq.model.InputException;
 import io.stackreq.model.RecordingContents;
@@ -13,7 +10,7 @@ import io.stackreq.model.RecordingReader;
 import io.stackreq.model.SampleFileHeader;
 import io.stackreq.model.SampleSource;
 
-/** Reads a recording and (optionally) its samples, and joins them into the given listeners. */
+/** Reads a recording and (optionally) its samples, and joins them into listeners. */
 public final class JoinRunner {
 
     /** Makes the listeners once the metric and the sample file's header are known. */
@@ -27,41 +24,47 @@ public final class JoinRunner {
     }
 
     /**
-     * Joins the events of one requester of {@code inputs.recording()} with {@code inputs.samples()},
-     * or counts them when there are no samples.
+     * Reads the recording and opens the samples: the events of one requester of
+     * {@code inputs.recording()}, to join with {@code inputs.samples()}, or to count when there are
+     * no samples. The caller makes its listeners from what the result says, then joins.
      */
-    public static JoinOutcome run(JoinInputs inputs, ListenerFactory listeners) {
+    public static PreparedJoin prepare(JoinInputs inputs) {
         inputs.checkOptions();
         RecordingContents everything = RecordingReader.read(inputs.recording());
         if (inputs.samples() == null) {
             String requester = RequesterChoice.choose(everything, inputs.requester(), Optional.empty());
-            RecordingContents recording = everything.ofRequester(requester);
-            Metric metric = Metric.eventCount();
-            JoinQuality quality = new Joiner(recording).joinEventsAlone(listeners.create(recording, metric, null));
-            return new JoinOutcome(recording, null, null, metric, quality, scope(everything, requester, null, 0));
+            return new PreparedJoin(everything, requester, Metric.eventCount(), null, null);
         }
-        try (SampleSource samples = SampleSource.open(inputs.samples(), inputs.jfrSamples())) {
+        SampleSource samples = SampleSource.open(inputs.samples(), inputs.jfrSamples());
+        try {
             if (inputs.metric() != null && samples.format().equals(SampleSource.JFR)) {
                 throw new InputException("--metric is for perf agent sample files: weigh the samples of "
                         + inputs.samples() + " with --weight FIELD");
             }
             String requester = RequesterChoice.choose(everything, inputs.requester(), samples.requester());
-            RecordingContents recording = everything.ofRequester(requester);
-            SampleFileHeader header = samples.header();
-            Metric metric = Metric.forSamples(inputs.metric(), header, inputs.samples().toString());
-            JoinQuality quality = new Joiner(recording).joinSamples(samples, metric,
-                    listeners.create(recording, metric, header));
-            return new JoinOutcome(recording, inputs.samples(), header, metric, quality,
-                    scope(everything, requester, samples.format(), samples.undelegated()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            Metric metric = Metric.forSamples(inputs.metric(), samples.header(), inputs.samples().toString());
+            return new PreparedJoin(everything, requester, metric, inputs.samples(), samples);
+        } catch (RuntimeException e) {
+            try {
+                samples.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
     }
 
-    private static JoinScope scope(RecordingContents everything, String requester, String samplesFormat,
-            long undelegated) {
-        Map<String, Long> others = new TreeMap<>(everything.requesterEvents());
-        others.remove(requester);
-        return new JoinScope(samplesFormat, requester, others, undelegated);
+    /** Joins {@code inputs} into {@code listeners}, which need nothing from the samples' header. */
+    public static JoinOutcome run(JoinInputs inputs, List<? extends JoinListener> listeners) {
+        try (PreparedJoin join = prepare(inputs)) {
+            return join.join(listeners);
+        }
+    }
+
+    /** Joins {@code inputs} into the listeners {@code listeners} makes from the samples' header. */
+    public static JoinOutcome run(JoinInputs inputs, ListenerFactory listeners) {
+        try (PreparedJoin join = prepare(inputs)) {
+            return join.join(listeners.create(join.recording(), join.metric(), join.header()));
+        }
     }
 }

@@ -51,8 +51,10 @@ public final class Joiner {
             }
             publish(listeners, new JoinedSample(null, event, 1, status));
         }
-        return new JoinQuality(0, matched, matched, 0, 0, failed, failed, 0, Map.of(), 0,
-                recording.eventCount(), 0, duplicateEvents, biased, -1, false, false, recording.statistics());
+        JoinQuality.SampleCounts samples = new JoinQuality.SampleCounts(0, new JoinQuality.Tally(matched, matched),
+                JoinQuality.Tally.NONE, new JoinQuality.Tally(failed, failed), Map.of(), 0);
+        return new JoinQuality(samples, new JoinQuality.EventCounts(recording.eventCount(), 0, duplicateEvents, biased),
+                JoinQuality.SampleFileEnd.NONE, recording.statistics());
     }
 
     /**
@@ -69,7 +71,6 @@ public final class Joiner {
         reader.forEachSample(sample -> {
             counts.samples++;
             if (!sample.accepted()) {
-                counts.rejected++;
                 counts.rejectedByError.merge(sample.error(), 1L, Long::sum);
                 publish(listeners, new JoinedSample(sample, null, 0, Status.REJECTED));
                 return;
@@ -102,16 +103,21 @@ public final class Joiner {
         });
         if (counts.matched == 0) {
             throw new InputException("no sample in " + reader.file() + " matches a stack trace in "
-                    + recording.file() + " (" + counts.samples + " samples, " + counts.rejected + " rejected, "
+                    + recording.file() + " (" + counts.samples + " samples, " + counts.rejected() + " rejected, "
                     + recording.eventCount() + " events): were both written by the same run?");
         }
         SampleFileSummary summary = reader.summary().orElse(null);
         long eventsWithoutSample = recording.eventCount() - duplicateEvents - matchedEvents.cardinality();
-        return new JoinQuality(counts.samples, counts.matched, counts.matchedWeight, counts.noEvent,
-                counts.noEventWeight, counts.failedEvent, counts.failedEventWeight, counts.rejected,
-                counts.rejectedByError, counts.duplicates, recording.eventCount(), eventsWithoutSample,
-                duplicateEvents, counts.biased, summary == null ? -1 : summary.lost(), summary != null,
-                reader.truncatedLastLine(), recording.statistics());
+        JoinQuality.SampleCounts samples = new JoinQuality.SampleCounts(counts.samples,
+                new JoinQuality.Tally(counts.matched, counts.matchedWeight),
+                new JoinQuality.Tally(counts.noEvent, counts.noEventWeight),
+                new JoinQuality.Tally(counts.failedEvent, counts.failedEventWeight), counts.rejectedByError,
+                counts.duplicates);
+        JoinQuality.EventCounts events = new JoinQuality.EventCounts(recording.eventCount(), eventsWithoutSample,
+                duplicateEvents, counts.biased);
+        JoinQuality.SampleFileEnd end = new JoinQuality.SampleFileEnd(summary == null ? -1 : summary.lost(),
+                summary != null, reader.truncatedLastLine());
+        return new JoinQuality(samples, events, end, recording.statistics());
     }
 
     /** The first position in userData order with {@code userData}, or -1 when no event has it. */
@@ -182,9 +188,12 @@ public final class Joiner {
         long noEventWeight;
         long failedEvent;
         long failedEventWeight;
-        long rejected;
         long duplicates;
         long biased;
         final Map<Integer, Long> rejectedByError = new TreeMap<>();
+
+        long rejected() {
+            return rejectedByError.values().stream().mapToLong(Long::longValue).sum();
+        }
     }
 }

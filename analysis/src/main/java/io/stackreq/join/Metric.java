@@ -39,10 +39,6 @@ public record Metric(String name, String unit) {
         return new Metric(name, time ? "ns" : "count");
     }
 
-    public boolean isEventCount() {
-        return EVENTS.equals(name);
-    }
-
     /** The sample's weight: its delta of this counter, or its period when it only has the leader's period. */
     public long weightOf(Sample sample) {
         Long delta = sample.deltas().get(name);

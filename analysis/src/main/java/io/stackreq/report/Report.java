@@ -1,9 +1,12 @@
 package io.stackreq.report;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 
 import io.stackreq.join.JoinQuality;
 import io.stackreq.join.JoinScope;
@@ -32,31 +35,60 @@ public record Report(String recording, String samplesFile, String metric, String
         List<ThreadReport> threads) {
 
     /**
-     * The join quality in JSON.
+     * The join quality in JSON: one object, its parts' fields side by side.
      *
-     * @param rejectedByError         rejected samples by jvmtiError code (name in parentheses)
-     * @param droppedInJvm            accepted requests the JVM side lost (statistics event), -1 when unknown
-     * @param agentLost               samples the perf agent lost (its end line), -1 when unknown
-     * @param sampleFileComplete      whether the sample file has its end line (not: the JVM was killed)
-     * @param sampleFileCutOff        whether the sample file ends in the middle of a line (skipped)
+     * @param ofSamples  what became of the samples
+     * @param setAside   samples that could not match
+     * @param ofEvents   what became of the stack-trace events
+     * @param bias       how many attributed stacks were taken at a safepoint
+     * @param losses     what was lost on the way
+     * @param statistics the JVM side's counters from {@code stackreq.RequestStatistics}
      */
-    @JsonPropertyOrder({"samples", "matched", "matchedPct", "noEvent", "failedEvent", "rejected", "rejectedByError",
-            "duplicateSamples", "events", "eventsWithoutSample", "duplicateEvents", "biased", "biasedPct",
-            "droppedInJvm", "agentLost", "sampleFileComplete", "sampleFileCutOff", "statistics"})
-    public record Quality(long samples, long matched, double matchedPct, long noEvent, long failedEvent,
-            long rejected, java.util.Map<String, Long> rejectedByError, long duplicateSamples, long events,
-            long eventsWithoutSample, long duplicateEvents, long biased, double biasedPct, long droppedInJvm,
-            long agentLost, boolean sampleFileComplete, boolean sampleFileCutOff,
-            java.util.Map<String, Long> statistics) {
+    @JsonPropertyOrder({"ofSamples", "setAside", "ofEvents", "bias", "losses", "statistics"})
+    public record Quality(@JsonUnwrapped Samples ofSamples, @JsonUnwrapped SetAside setAside,
+            @JsonUnwrapped Events ofEvents, @JsonUnwrapped Bias bias, @JsonUnwrapped Losses losses,
+            Map<String, Long> statistics) {
+
+        /** Samples, matched, the share of accepted ones matched, and those that did not match. */
+        @JsonPropertyOrder({"samples", "matched", "matchedPct", "noEvent", "failedEvent"})
+        public record Samples(long samples, long matched, double matchedPct, long noEvent, long failedEvent) {
+        }
+
+        /** @param rejectedByError rejected samples by jvmtiError code (name in parentheses) */
+        @JsonPropertyOrder({"rejected", "rejectedByError", "duplicateSamples"})
+        public record SetAside(long rejected, Map<String, Long> rejectedByError, long duplicateSamples) {
+        }
+
+        @JsonPropertyOrder({"events", "eventsWithoutSample", "duplicateEvents"})
+        public record Events(long events, long eventsWithoutSample, long duplicateEvents) {
+        }
+
+        @JsonPropertyOrder({"biased", "biasedPct"})
+        public record Bias(long biased, double biasedPct) {
+        }
+
+        /**
+         * @param droppedInJvm       accepted requests the JVM side lost (statistics event), -1 when unknown
+         * @param agentLost          samples the perf agent lost (its end line), -1 when unknown
+         * @param sampleFileComplete whether the sample file has its end line (not: the JVM was killed)
+         * @param sampleFileCutOff   whether the sample file ends in the middle of a line (skipped)
+         */
+        @JsonPropertyOrder({"droppedInJvm", "agentLost", "sampleFileComplete", "sampleFileCutOff"})
+        public record Losses(long droppedInJvm, long agentLost, boolean sampleFileComplete,
+                boolean sampleFileCutOff) {
+        }
 
         static Quality of(JoinQuality q) {
-            java.util.Map<String, Long> rejected = new java.util.LinkedHashMap<>();
+            Map<String, Long> rejected = new LinkedHashMap<>();
             q.rejectedByError().forEach((code, count) -> rejected.put(JvmtiErrors.describe(code), count));
-            return new Quality(q.samples(), q.matched(), ReportBuilder.round(q.matchedPercent()), q.noEvent(),
-                    q.failedEvent(), q.rejected(), rejected, q.duplicateSamples(), q.events(),
-                    q.eventsWithoutSample(), q.duplicateEvents(), q.biasedMatched(),
-                    ReportBuilder.round(q.biasedPercent()), q.droppedInJvm(), q.agentLost(), q.sampleFileComplete(),
-                    q.truncatedLastLine(), q.statistics());
+            return new Quality(
+                    new Samples(q.samples(), q.matched(), ReportBuilder.round(q.matchedPercent()), q.noEvent(),
+                            q.failedEvent()),
+                    new SetAside(q.rejected(), rejected, q.duplicateSamples()),
+                    new Events(q.events(), q.eventsWithoutSample(), q.duplicateEvents()),
+                    new Bias(q.biasedMatched(), ReportBuilder.round(q.biasedPercent())),
+                    new Losses(q.droppedInJvm(), q.agentLost(), q.sampleFileComplete(), q.truncatedLastLine()),
+                    q.statistics());
         }
     }
 }

@@ -82,45 +82,50 @@ public final class TextReportFormatter {
 
     private void quality(StringBuilder out, Report report) {
         Report.Quality q = report.quality();
+        Report.Quality.Samples samples = q.ofSamples();
+        Report.Quality.SetAside aside = q.setAside();
+        Report.Quality.Events events = q.ofEvents();
+        Report.Quality.Losses losses = q.losses();
         out.append("Join quality\n");
         if (report.samplesFile() != null) {
-            out.append("  samples  ").append(count(q.samples())).append(": ").append(count(q.matched()))
-                    .append(" matched (").append(pct(q.matchedPct())).append(" of accepted), ")
-                    .append(count(q.noEvent())).append(" with no event, ").append(count(q.failedEvent()))
-                    .append(" whose event has no stack, ").append(count(q.rejected())).append(" rejected");
-            if (!q.rejectedByError().isEmpty()) {
+            out.append("  samples  ").append(count(samples.samples())).append(": ").append(count(samples.matched()))
+                    .append(" matched (").append(pct(samples.matchedPct())).append(" of accepted), ")
+                    .append(count(samples.noEvent())).append(" with no event, ").append(count(samples.failedEvent()))
+                    .append(" whose event has no stack, ").append(count(aside.rejected())).append(" rejected");
+            if (!aside.rejectedByError().isEmpty()) {
                 out.append(" (");
                 String separator = "";
-                for (Map.Entry<String, Long> error : q.rejectedByError().entrySet()) {
+                for (Map.Entry<String, Long> error : aside.rejectedByError().entrySet()) {
                     out.append(separator).append("error ").append(error.getKey()).append(": ")
                             .append(count(error.getValue()));
                     separator = ", ";
                 }
                 out.append(')');
             }
-            if (q.duplicateSamples() > 0) {
-                out.append(", ").append(count(q.duplicateSamples())).append(" repeating a userData");
+            if (aside.duplicateSamples() > 0) {
+                out.append(", ").append(count(aside.duplicateSamples())).append(" repeating a userData");
             }
             if (fromJfr(report)) {
                 out.append("; ").append(count(report.scope().undelegated()))
                         .append(" more not delegated (userData 0) and left out");
             }
             out.append('\n');
-            out.append("  events   ").append(count(q.events())).append(": ").append(count(q.eventsWithoutSample()))
+            out.append("  events   ").append(count(events.events())).append(": ")
+                    .append(count(events.eventsWithoutSample()))
                     .append(" with no sample\n");
         } else {
-            out.append("  events   ").append(count(q.events())).append(": ").append(count(q.matched()))
-                    .append(" with a stack, ").append(count(q.failedEvent())).append(" failed\n");
+            out.append("  events   ").append(count(events.events())).append(": ").append(count(samples.matched()))
+                    .append(" with a stack, ").append(count(samples.failedEvent())).append(" failed\n");
         }
         requester(out, report.scope());
-        out.append("  biased   ").append(pct(q.biasedPct()))
+        out.append("  biased   ").append(pct(q.bias().biasedPct()))
                 .append(" of attributed stacks were taken at a safepoint\n");
-        out.append("  dropped  ").append(q.droppedInJvm() < 0 ? "unknown (no stackreq.RequestStatistics event)"
-                : count(q.droppedInJvm()) + " accepted requests lost in the JVM");
+        out.append("  dropped  ").append(losses.droppedInJvm() < 0 ? "unknown (no stackreq.RequestStatistics event)"
+                : count(losses.droppedInJvm()) + " accepted requests lost in the JVM");
         if (report.samplesFile() != null && !fromJfr(report)) {
-            out.append("; ").append(q.agentLost() < 0 ? "perf agent losses unknown (sample file has no end line)"
-                    : count(q.agentLost()) + " samples lost by the perf agent");
-            if (q.sampleFileCutOff()) {
+            out.append("; ").append(losses.agentLost() < 0 ? "perf agent losses unknown (sample file has no end line)"
+                    : count(losses.agentLost()) + " samples lost by the perf agent");
+            if (losses.sampleFileCutOff()) {
                 out.append("; the sample file's last line was cut off and skipped");
             }
         }

@@ -28,7 +28,6 @@ import jdk.jfr.RecordingState;
 public final class Bootstrap {
     private static final String CHUNK_HOOK_CLASS = "/io/stackreq/jfr/boot/ChunkFinishHook.class";
     private static final String ENABLED_HOOK_CLASS = "/io/stackreq/jfr/boot/EnabledFlagHook.class";
-    private static volatile boolean started;
     private static volatile EventType eventType;
     private static volatile boolean continuous;
     /**
@@ -49,12 +48,8 @@ public final class Bootstrap {
 
     /** Called once by libstackreq.so at VMInit. */
     public static void start() {
-        started = true;
+        NativeBridge.markRegistered();
         FlightRecorder.addListener(new Listener());
-    }
-
-    static boolean isStarted() {
-        return started;
     }
 
     /**

@@ -5,7 +5,19 @@ package io.stackreq.jfr.internal;
  * {@link Bootstrap#start()} runs; this class is useless without the agent.
  */
 final class NativeBridge {
+    /** Set by {@link Bootstrap#start()}, which the agent calls once the natives are registered. */
+    private static volatile boolean registered;
+
     private NativeBridge() {
+    }
+
+    static void markRegistered() {
+        registered = true;
+    }
+
+    /** Whether the natives can be called: false in a JVM where JFR loaded the event without the agent. */
+    static boolean isRegistered() {
+        return registered;
     }
 
     /** Some JFR recording has started in this VM: requests stop returning WRONG_PHASE. */

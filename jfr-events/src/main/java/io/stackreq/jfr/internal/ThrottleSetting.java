@@ -51,7 +51,7 @@ public final class ThrottleSetting extends SettingControl {
     public void setValue(String settingValue) {
         Rate rate = Rate.parse(settingValue);
         this.value = rate == null ? OFF : settingValue;
-        if (Bootstrap.isStarted()) {
+        if (NativeBridge.isRegistered()) {
             if (rate == null || rate.isOff()) {
                 NativeBridge.setThrottle(0, TimeUnit.SECONDS.toNanos(1));
             } else {

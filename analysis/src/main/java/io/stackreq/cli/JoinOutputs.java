@@ -3,25 +3,20 @@ package io.stackreq.cli;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.stackreq.export.JoinedProfileBuilder;
-import io.stackreq.export.StackProfile;
 import io.stackreq.flame.FlameGraphHtmlWriter;
-import io.stackreq.join.JoinListener;
 import io.stackreq.join.JoinOutcome;
 import io.stackreq.join.JoinQuality;
-import io.stackreq.join.JoinRunner;
+import io.stackreq.join.PreparedJoin;
 import io.stackreq.model.RecordingContents;
 import io.stackreq.output.OutputFiles;
 import io.stackreq.tree.CallTree;
 
-/** Steps several commands share (report, flame, profile). */
-final class Analysis {
-    private Analysis() {
+/** Outputs several commands make from a join (report, flame, profile, export, enrich): the flame graph, the stack profile. */
+final class JoinOutputs {
+    private JoinOutputs() {
     }
 
     static void writeFlameGraph(Path file, CallTree tree, JoinOutcome outcome) throws IOException {
@@ -34,30 +29,16 @@ final class Analysis {
         FlameGraphHtmlWriter.Header header = new FlameGraphHtmlWriter.Header(
                 "stackreq flame graph: " + outcome.metric().name(), outcome.metric().name(), outcome.metric().unit(),
                 details);
-        try (BufferedWriter out = newWriter(file)) {
+        try (BufferedWriter out = OutputFiles.newWriter(file)) {
             new FlameGraphHtmlWriter().write(tree, header, out);
         }
     }
 
-    /**
-     * Listeners for a join that sums the matched samples into a {@link StackProfile} (which
-     * {@code profile} receives once the sample file's header is known) besides {@code others}.
-     */
-    static JoinRunner.ListenerFactory withStackProfile(Path samplesFile, List<JoinListener> others,
-            AtomicReference<StackProfile> profile) {
-        return (recording, metric, header) -> {
-            long[] span = timeSpan(recording);
-            JoinedProfileBuilder builder = new JoinedProfileBuilder(header,
-                    samplesFile == null ? null : samplesFile.toString(), span[0], span[1]);
-            profile.set(builder.profile());
-            List<JoinListener> listeners = new ArrayList<>(others);
-            listeners.add(builder);
-            return listeners;
-        };
-    }
-
-    static BufferedWriter newWriter(Path file) {
-        return OutputFiles.newWriter(file);
+    /** A listener that sums the join's matched samples into a stack profile (its {@code profile()}). */
+    static JoinedProfileBuilder stackProfile(PreparedJoin join) {
+        long[] span = timeSpan(join.recording());
+        return new JoinedProfileBuilder(join.header(),
+                join.samplesFile() == null ? null : join.samplesFile().toString(), span[0], span[1]);
     }
 
     /** Earliest event time and the span to the latest: the enriched recording's start and duration. */
