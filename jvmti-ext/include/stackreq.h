@@ -239,7 +239,8 @@ extern "C" {
  *            it unwinds the calling frames (its own, the handler's) with the loaded objects'
  *            unwind rows or frame pointers, every word read inside the stack's bounds, to the
  *            frame that returns to the signal trampoline (sa_restorer); the request is then one
- *            with that ucontext: biased = false. Elsewhere (biased = true) the calling thread's
+ *            with that ucontext: biased = false (the agent option null-ucontext=safepoint turns
+ *            this off, for the JDK's behaviour below). Elsewhere (biased = true) the calling thread's
  *            stack is walked at once from the call's own registers: from a JNI method or a JVMTI
  *            callback that is exactly its Java frames at the call, the native method on top.
  *            Where neither finds a Java frame (a handler whose frames cannot be unwound, which

@@ -109,11 +109,14 @@ bool parse_options(const char* text, Options* out, std::string* error) {
         } else if (name == "latency-bare-walk") {
             ok = ok && (value == "on" || value == "off");
             if (ok) out->latency_bare_walk = value == "on";
+        } else if (name == "null-ucontext") {
+            ok = ok && (value == "signal" || value == "safepoint");
+            if (ok) out->null_ucontext_from_signal = value == "signal";
         } else if (name == "stats") {
             ok = ok && parse_duration_ns(value, &out->stats_period_ns);
         } else {
             *error = "unknown option '" + name + "' (known: file, ring, depth, stack-cache, pending, continuous, "
-                     "native, walker, log, extensions, events-jar, stats, latency, latency-bare-walk)";
+                     "native, walker, log, extensions, events-jar, stats, latency, latency-bare-walk, null-ucontext)";
             return false;
         }
         if (!ok) {

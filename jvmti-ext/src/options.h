@@ -35,6 +35,10 @@ struct Options {
     // timed beside the requests (a benchmark of the overhead must not pay for one per request).
     bool latency_bare_walk = true;
     Walker walker = Walker::kVmStructs;
+    // null-ucontext=safepoint: a request without a ucontext from a signal handler gets, as on the
+    // JDK, the stack at the call or at the thread's next safepoint (biased), rather than the stack
+    // of the signal's own context, which stackreq finds on the stack (signal, the default).
+    bool null_ucontext_from_signal = true;
 };
 
 // Parses text (may be null or empty) into *out. On error returns false and sets *error to one

@@ -179,6 +179,11 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
     return JVMTI_ERROR_NONE;
 }
 
+// getcontext is declared returns_twice, like setjmp, so GCC warns that the ucontext argument,
+// assigned after it, might be clobbered by a second return; nothing here ever resumes a saved
+// context (no setcontext), so getcontext returns once.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wclobbered"
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller,
                                   LatencyTurn turn) {
     const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
@@ -190,7 +195,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         }
         if (state.ring.native_depth() > 0) {
             ucontext_t own_context;
-            if (ucontext == nullptr) {
+            if (ucontext == nullptr && state.options.null_ucontext_from_signal) {
                 // From a signal handler: the signal's context, as for a Java thread below.
                 getcontext(&own_context);
                 StackBounds stack{};
@@ -220,7 +225,9 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         getcontext(&own_context);
         // From a signal handler (Datadog's wall-clock engine requests so): the signal's own
         // context, which the kernel saved on this stack, makes it a request of the exact moment.
-        ucontext = StackWalker::signal_context_of_caller(thread, &own_context);
+        if (state.options.null_ucontext_from_signal) {
+            ucontext = StackWalker::signal_context_of_caller(thread, &own_context);
+        }
     }
     if (ucontext == nullptr) {
         Registers registers = read_registers(&own_context);
@@ -292,6 +299,8 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     }
     return JVMTI_ERROR_NONE;
 }
+
+#pragma GCC diagnostic pop
 
 // latency= with walker=vmstructs and a ucontext (unless latency-bare-walk=off): every other request
 // is timed after a bare AsyncGetCallTrace walk from the same context, timed first (RequestLatency).

@@ -46,6 +46,10 @@ int main() {
     CHECK(parses("latency=/tmp/l.json,latency-bare-walk=off", &o, &error) && !o.latency_bare_walk &&
           o.latency_path == "/tmp/l.json");
     CHECK(!parses("latency-bare-walk=no", &o, &error) && error.find("'latency-bare-walk=no'") != std::string::npos);
+    CHECK(parses("", &o, &error) && o.null_ucontext_from_signal);
+    CHECK(parses("null-ucontext=safepoint", &o, &error) && !o.null_ucontext_from_signal);
+    CHECK(parses("null-ucontext=signal", &o, &error) && o.null_ucontext_from_signal);
+    CHECK(!parses("null-ucontext=later", &o, &error) && error.find("'null-ucontext=later'") != std::string::npos);
 
     CHECK(!parses("bogus=1", &o, &error) && error.find("'bogus'") != std::string::npos);
     CHECK(!parses("ring=0", &o, &error) && error.find("'ring=0'") != std::string::npos);

@@ -2,7 +2,7 @@
  * librequester.so: a test profiling agent written against the JDK-native feature only.
  *
  * It finds com.sun.hotspot.functions.{Enable,Disable,}RequestStackTrace through
- * GetExtensionFunctions (stackreq_find_extension_functions, header-only: no link to
+ * GetExtensionFunctions (stackreq_find_request_functions, header-only: no link to
  * libstackreq.so), exactly as a third-party profiler would, and gives the Java class io.stackreq.testapp.Requester:
  *  - enable/disable, and requests from normal code (JNI: ucontext NULL, any thread object);
  *  - per-thread CPU timers whose signal handler calls RequestStackTrace(env, NULL, ucontext, id)
@@ -51,6 +51,7 @@ static jvmtiEnv *g_jvmti;
 static stackreq_RequestStackTrace g_request;
 static stackreq_EnableRequestStackTrace g_enable;
 static stackreq_DisableRequestStackTrace g_disable;
+static stackreq_InitializeRequestStackTrace g_initialize;
 static int g_signal = SIGPROF;
 static int g_optional;
 static int g_onload_request;
@@ -149,7 +150,12 @@ static jint start_agent(JavaVM *vm, char *options) {
         fprintf(stderr, "requester: no JVMTI\n");
         return JNI_ERR;
     }
-    jvmtiError error = stackreq_find_extension_functions(g_jvmti, &g_request, &g_enable, &g_disable);
+    stackreq_request_functions found;
+    jvmtiError error = stackreq_find_request_functions(g_jvmti, &found);
+    g_request = found.request_stack_trace;
+    g_enable = found.enable_request_stack_trace;
+    g_disable = found.disable_request_stack_trace;
+    g_initialize = found.initialize_request_stack_trace;
     if (error != JVMTI_ERROR_NONE && error != JVMTI_ERROR_NOT_AVAILABLE) {
         fprintf(stderr, "requester: GetExtensionFunctions failed: %d\n", (int)error);
         return JNI_ERR;
@@ -208,6 +214,16 @@ JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_enable(JNIEnv *jni, jc
     (void)cls;
     if (g_request == NULL) return unavailable(jni);
     return (jint)g_enable(g_jvmti);
+}
+
+JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_initialize(JNIEnv *jni, jclass cls) {
+    (void)cls;
+    if (g_request == NULL) return unavailable(jni);
+    if (g_initialize == NULL) {
+        agent_throw_illegal_state(jni, "InitializeRequestStackTrace was not found by GetExtensionFunctions");
+        return -1;
+    }
+    return (jint)g_initialize(g_jvmti);
 }
 
 JNIEXPORT jint JNICALL Java_io_stackreq_testapp_Requester_disable(JNIEnv *jni, jclass cls) {

@@ -26,6 +26,9 @@ public final class Requester {
 
     public static native int disable();
 
+    /** InitializeRequestStackTrace(env), as Datadog's profiler calls it. */
+    public static native int initialize();
+
     /** RequestStackTrace(env, t == null ? NULL : &t, NULL, userData). */
     public static native int request(Thread t, long userData);
 

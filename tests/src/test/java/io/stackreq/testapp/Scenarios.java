@@ -47,6 +47,8 @@ public final class Scenarios {
             }
             case "enable-disable" -> {
                 Recording recording = startRecording(rec, true);
+                report.put("initialize.rc", Requester.initialize());
+                report.put("initializeAgain.rc", Requester.initialize());
                 report.put("rc.beforeEnable", Requester.request(null, 1));
                 report.put("enable.rc", Requester.enable());
                 report.put("rc.enabled", Requester.request(null, 2));

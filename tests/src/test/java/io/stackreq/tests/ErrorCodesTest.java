@@ -87,13 +87,15 @@ class ErrorCodesTest {
     }
 
     /**
-     * Issue 27, acceptance 1: requests need no Enable (the event is the gate, as in PR 31059);
-     * Disable closes the disabling environment until it enables again, and a second Disable says
-     * NOT_AVAILABLE.
+     * Issue 27, acceptance 1 and 2: requests need no Enable (the event is the gate, as in PR
+     * 31059); InitializeRequestStackTrace returns NONE, twice; Disable closes the disabling
+     * environment until it enables again, and a second Disable says NOT_AVAILABLE.
      */
     @OnEachJdk
     void enableIsOptionalAndDisableClosesTheEnvironmentUntilItEnablesAgain(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "enable-disable", "");
+        assertEquals(JvmtiError.NONE, run.report.getInt("initialize.rc"), () -> "initialize\n" + run);
+        assertEquals(JvmtiError.NONE, run.report.getInt("initializeAgain.rc"), () -> "initialize again\n" + run);
         assertEquals(JvmtiError.NONE, run.rc("beforeEnable"), () -> "before any Enable\n" + run);
         assertEquals(JvmtiError.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
         assertEquals(JvmtiError.NONE, run.rc("enabled"), () -> "after Enable\n" + run);

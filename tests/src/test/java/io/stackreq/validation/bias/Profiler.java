@@ -15,7 +15,11 @@ import io.stackreq.validation.Jfc;
 public enum Profiler {
     /** libstackreq-perf.so, perf task-clock 1 ms, RequestStackTrace with the signal's ucontext. */
     STACKREQ("stackreq", "jdk.StackTraceRequest"),
-    /** The same signals with ucontext = NULL: a stack only where the thread is in native code. */
+    /**
+     * The same signals with ucontext = NULL and libstackreq's {@code null-ucontext=safepoint}, as the
+     * JDK walks such a request: the stack at the call (where the thread is in native code) or at the
+     * thread's next safepoint.
+     */
     STACKREQ_BIASED("stackreq biased", "jdk.StackTraceRequest"),
     /**
      * STACKREQ with libstackreq's {@code native=on}: the stacks start at the signal's PC, with the
@@ -92,6 +96,8 @@ public enum Profiler {
         run.withoutRequester().flags(flags.toArray(new String[0]));
         if (this == STACKREQ_NATIVE) {
             run.stackreqOptions("native=on");
+        } else if (this == STACKREQ_BIASED) {
+            run.stackreqOptions("null-ucontext=safepoint");
         }
         if (!isStackreq()) {
             run.withoutStackreq();
