@@ -318,8 +318,8 @@ final class SoakPart {
                 + " agent every 1 ms of CPU; a disk recording (maxage=6m, default settings plus"
                 + " jdk.StackTraceRequest) rotated by the workload every %d s (`FlightRecorder.takeSnapshot()`, %d"
                 + " rotations) and dumped with `jcmd JFR.dump` every 5 min and at the end; %,d requests accepted"
-                + " (%.0f/s), %,d refused, %,d sample lines lost by the perf agent (ring full). Run directory `%s`.",
-                ROTATE_SECONDS, rotations, ledger.accepted, ledger.accepted / seconds, ledger.refused, ledger.lost(),
+                + " (%.0f/s), %,d refused (by error code: %s), %,d sample lines lost by the perf agent (ring full). Run directory `%s`.",
+                ROTATE_SECONDS, rotations, ledger.accepted, ledger.accepted / seconds, ledger.refused, ledger.refusedBy, ledger.lost(),
                 dir));
         bench.emit("");
         bench.emit("Each dump's window is the range of userData of its events; accepted = every request the perf"
@@ -405,6 +405,8 @@ final class SoakPart {
         private long maxTime;
         long startNanos;
         long accepted, refused, lines;
+        /** Sample lines per error code other than 0. */
+        final java.util.TreeMap<Integer, Long> refusedBy = new java.util.TreeMap<>();
         long previousMaxId = -1;
         private long endLost = -1;
 
@@ -457,7 +459,10 @@ final class SoakPart {
             long time = Recordings.longField(line, "\"time\":");
             int error = (int) Recordings.longField(line, "\"error\":");
             if (error == 0) accepted++;
-            else refused++;
+            else {
+                refused++;
+                refusedBy.merge(error, 1L, Long::sum);
+            }
             maxTime = Math.max(maxTime, time);
             if (id < base) return;
             long index = id - base;
