@@ -30,6 +30,8 @@ public final class Bench {
     final int reps;
     /** Length of the continuous-recording memory run (--minutes). */
     int continuousMinutes = 30;
+    /** Length of the soak (--minutes, else 120). */
+    int soakMinutes = 120;
     /** --walker: the agent's walker= option in the latency part (empty: its default). */
     String walker = "";
     final Path nativeDir = Path.of(System.getProperty("bench.native"));
@@ -44,7 +46,7 @@ public final class Bench {
     String measuredOn = "";
 
     static final List<String> PARTS =
-            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth");
+            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth", "soak");
 
     private Bench(boolean quick, List<Path> jdkHomes, Set<String> parts, int reps) throws IOException {
         this.quick = quick;
@@ -61,7 +63,7 @@ public final class Bench {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
                 + " [--walker asgct|vmstructs]"
-                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth]");
+                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak]");
         System.exit(2);
     }
 
@@ -70,7 +72,7 @@ public final class Bench {
         List<Path> jdks = new ArrayList<>();
         Set<String> parts = new LinkedHashSet<>(List.of("overhead", "latency", "emitter", "memory", "vthreads"));
         int reps = -1;
-        int minutes = 30;
+        int minutes = -1;
         String walker = "";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -112,7 +114,10 @@ public final class Bench {
         }
         if (reps < 0) reps = quick ? 2 : 5;
         Bench bench = new Bench(quick, jdks, parts, reps);
-        bench.continuousMinutes = minutes;
+        if (minutes > 0) {
+            bench.continuousMinutes = minutes;
+            bench.soakMinutes = minutes;
+        }
         bench.walker = walker;
         bench.measuredOn = System.getProperty("bench.measuredOn", "Measured on an unknown commit");
         bench.run();
@@ -136,6 +141,7 @@ public final class Bench {
         if (parts.contains("continuous")) new ContinuousPart(this).run();
         if (parts.contains("native")) new NativeFramesPart(this).run();
         if (parts.contains("native-depth")) new NativeDepthPart(this).run();
+        if (parts.contains("soak")) new SoakPart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());
         progress("tables also in " + work.resolve("results.md"));
