@@ -181,7 +181,6 @@ bool start_agent_state(uint32_t ring_slots) {
     agent().threads.on_thread_start(&g_jvmti, &g_jni, reinterpret_cast<jthread>(1), ThreadRegistry::current_tid());
     state.recording_seen.store(true);
     state.event_enabled.store(true);
-    state.enabled_environments.store(1);
     state.live.store(true);
     return true;
 }
