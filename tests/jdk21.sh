@@ -16,16 +16,24 @@
 # the programs a JVM starts run with the system's libraries. Links to /etc/java-21-openjdk become
 # relative links to the unpacked etc/.
 #
-# Cache: ${STACKREQ_CACHE:-${XDG_CACHE_HOME:-~/.cache}/stackreq}/jdk21/<version>/ — outside the
-# clone, so a clean clone reuses a previous download and a fresh machine downloads it (about
-# 130 MB, 300 MB unpacked). The newest complete one there is used without asking the registry;
-# `tests/jdk21.sh --update` fetches trixie's current version when it is newer.
+# Cache: $STACKREQ_CACHE/jdk21/<version>/, by default /var/cache/stackreq as root (readable by
+# every user, like /usr/lib/jvm: AttachBadInputTest runs a JVM as nobody) and
+# ${XDG_CACHE_HOME:-~/.cache}/stackreq otherwise — outside the clone, so a clean clone reuses a
+# previous download and a fresh machine downloads it (124 MB, 300 MB unpacked). The newest
+# complete one there is used without asking the registry; `tests/jdk21.sh --update` fetches
+# trixie's current version when it is newer.
 # Usable alone (prints the home) or sourced (defines stackreq_jdk21).
 # Only amd64 (x86_64): the only architecture stackreq supports yet.
 
 stackreq_jdk21() {
     local update=${1:-} cache base dir home
-    cache=${STACKREQ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stackreq}/jdk21
+    if [[ -n ${STACKREQ_CACHE:-} ]]; then
+        cache=$STACKREQ_CACHE/jdk21
+    elif [[ $(id -u) == 0 ]]; then
+        cache=/var/cache/stackreq/jdk21
+    else
+        cache=${XDG_CACHE_HOME:-$HOME/.cache}/stackreq/jdk21
+    fi
     if [[ $(uname -m) != x86_64 ]]; then
         echo "tests/jdk21.sh: only x86_64 is supported (this is $(uname -m)): set JDK21_HOME" >&2
         return 2

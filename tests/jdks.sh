@@ -3,8 +3,8 @@
 #
 # require_jdk FEATURE CALLER prints the home of a JDK of that feature release: $JDK<FEATURE>_HOME
 # when set, else the first /usr/lib/jvm/*/release that says JAVA_VERSION="FEATURE, else for 21
-# the project's own (tests/jdk21.sh: Debian trixie's JDK 21, fetched into ~/.cache/stackreq on
-# first use, since bookworm has none). When there is none it prints one line saying what to set
+# the project's own (tests/jdk21.sh: Debian trixie's JDK 21, fetched into /var/cache/stackreq or
+# ~/.cache/stackreq on first use, since bookworm has none). When there is none it prints one line saying what to set
 # and returns 2; command substitution hides an exit, so call it as
 #   jdk17=$(require_jdk 17 tests/run) || exit 2
 require_jdk() {
