@@ -17,7 +17,7 @@ import io.stackreq.validation.oracle.OracleRun;
 /**
  * {@code tests/validate [--jdk PATH ...] [--full] [--only oracle|bias] [--attach] [--dir DIR]
  * [--profilers stackreq,async_profiler_cpu,...] [--workloads arraycopy,...] [--walker asgct|vmstructs]}: runs
- * the correctness oracle and the bias benchmark on each JDK (default: JDK 17 and 25) and prints two
+ * the correctness oracle and the bias benchmark on each JDK (default: JDK 17, 21 and 25) and prints two
  * markdown tables per JDK, after one line naming the commit, the date and the command. Without
  * {@code --full} it runs the short CI durations. With {@code --attach} the oracle runs layers (a) and
  * (c) with both agents attached after a warm-up ({@link OracleRun#runAttached}); the {@code jni}

@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 /**
  * A JDK the JVM-launching tests run on. {@link #all()} is the {@code @MethodSource} of every such
  * test ({@link OnEachJdk}): the homes in system property {@code stackreq.jdks} (comma separated;
- * tests/run passes the JDK 17 and 25 it found, a bare mvn passes JDK17_HOME and JDK25_HOME).
+ * tests/run passes the JDK 17, 21 and 25 it found, a bare mvn passes JDK17_HOME, JDK21_HOME and
+ * JDK25_HOME).
  *
  * @param home its home directory
  * @param feature its feature release: 17, 25, ...
@@ -25,7 +26,7 @@ public record Jdk(Path home, int feature) {
         // Maven leaves ${env.JDK17_HOME} as it is when the variable is not set.
         if (list.isBlank() || list.contains("${")) {
             throw new IllegalStateException("no JDKs to test on (stackreq.jdks='" + list
-                    + "'): run tests/run, or set JDK17_HOME and JDK25_HOME");
+                    + "'): run tests/run, or set JDK17_HOME, JDK21_HOME and JDK25_HOME");
         }
         return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Jdk::of);
     }
