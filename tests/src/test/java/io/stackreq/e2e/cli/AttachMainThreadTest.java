@@ -46,7 +46,7 @@ class AttachMainThreadTest {
     private static final String[] METHODS = {TwoPhase.METHOD_A, TwoPhase.METHOD_B,
             AttachTarget.class.getName() + ".methodC"};
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String DURATION = "10s";
+    private static final String DURATION = "6s";
 
     @OnEachJdk
     void samplesTheMainThreadAfterAnAttach(Jdk jdk) throws Exception {
