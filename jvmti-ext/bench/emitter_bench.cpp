@@ -1,7 +1,7 @@
 // Native benchmark of stackreq's own code, without a JVM: the request path (stackreq_core's
 // RequestStackTraceImpl, in a loop and from real perf task-clock signals) and the emitter
 // (drain -> resolve -> dedup -> JFR chunk) through the real Emitter API. The JVM is replaced by
-// fakes: AsyncGetCallTrace is exported by this executable (StackWalker::init finds it with
+// fakes: AsyncGetCallTrace is exported by this executable (AsgctWalk::init finds it with
 // dlsym) and copies a prepared stack; JavaVM/JNIEnv/jvmtiEnv are function tables that answer
 // the calls the emitter makes (method names, line tables, thread info) from generated data.
 // Cold-cache figures therefore price stackreq's resolver and chunk writer, not the JVM's own
@@ -23,14 +23,15 @@
 #include <string>
 #include <vector>
 
-#include "agent_state.h"
-#include "counters.h"
-#include "emitter.h"
-#include "latency_histogram.h"
-#include "stack_walker.h"
+#include "agent/agent_state.h"
+#include "emitter/emitter.h"
+#include "emitter/jvmti_records.h"
+#include "emitter/thread_identities.h"
+#include "request/counters.h"
+#include "request/latency_histogram.h"
+#include "request/thread_registry.h"
 #include "stackreq.h"
-#include "thread_directory.h"
-#include "thread_registry.h"
+#include "walk/asgct_walk.h"
 
 using namespace stackreq;
 
@@ -172,13 +173,13 @@ bool start_agent_state(uint32_t ring_slots) {
     if (!state.ring.init(ring_slots, state.options.max_depth) || sem_init(&state.emitter_wakeup, 0, 0) != 0) {
         return false;
     }
-    if (!StackWalker::init()) {
+    if (!AsgctWalk::init()) {
         fprintf(stderr, "emitter_bench: the fake AsyncGetCallTrace is not visible to dlsym (link with -rdynamic)\n");
         return false;
     }
     if (!ThreadRegistry::add_current(&g_jni)) return false;
     Emitter::start(&g_jvmti, &g_jni);  // no Thread class here: it creates the resolver and starts no thread
-    agent().threads.on_thread_start(&g_jvmti, &g_jni, reinterpret_cast<jthread>(1), ThreadRegistry::current_tid());
+    jvmti_records().threads.on_thread_start(&g_jvmti, &g_jni, reinterpret_cast<jthread>(1), ThreadRegistry::current_tid());
     state.recording_seen.store(true);
     state.event_enabled.store(true);
     state.live.store(true);

@@ -105,7 +105,7 @@
  *    read inside that stack above the same guard margin as a Java thread's. On a thread HotSpot
  *    does not know (a native thread never attached) each word is read with process_vm_readv on
  *    the own process, which fails instead of faulting, from the signal's SP up;
- *  - with the agent option walker=vmstructs (stackreq's own walk, the default; walker=asgct uses
+ *  - with the agent option walker=vmstructs (the VMStructs walk, the default; walker=asgct uses
  *    AsyncGetCallTrace alone and reads only what is listed above):
  *    the same stack words, code heaps, frame anchors and code bytes as above, plus an
  *    interpreted frame's Method* and bytecode-pointer slots (the 9 words from FP - 64, checked
@@ -132,15 +132,15 @@
  *    code heaps that has a frame (runtime stubs, the exception blob) it reads the frame anchor as
  *    above, but takes the signal's PC when the anchor holds none: the word below the anchor's SP
  *    is the return address of the stub's call into the VM only once that call is made, and a
- *    stale one before. Where the own walk cannot start or finish, AsyncGetCallTrace walks the
+ *    stale one before. Where the VMStructs walk cannot start or finish, AsyncGetCallTrace walks the
  *    request as without the option, except with the PC in such VM code outside that window and
  *    outside the exception-dispatch code: the frame there is being built or torn down, which
  *    AsyncGetCallTrace does not see, and the request fails (failed = true); and a request whose
- *    own walk was cut short below some frames fails when AsyncGetCallTrace's stack has no more
- *    frames than those (it stopped where the own walk did, and would look whole). A thread out
- *    of Java code whose anchor holds no last Java frame, and whose compiled caller the own walk
+ *    VMStructs walk was cut short below some frames fails when AsyncGetCallTrace's stack has no more
+ *    frames than those (it stopped where the VMStructs walk did, and would look whole). A thread out
+ *    of Java code whose anchor holds no last Java frame, and whose compiled caller the VMStructs walk
  *    cannot find, fails too. A whole stack AsyncGetCallTrace walked fails in the emitter when
- *    its bottom frame is not the one the thread's last whole own walk ended with (a thread's
+ *    its bottom frame is not the one the thread's last whole VMStructs walk ended with (a thread's
  *    first Java frame does not change; AsyncGetCallTrace can stop silently at a frame it cannot
  *    walk);
  *  - whatever the JVM's AsyncGetCallTrace reads (the Java frames on the stack, the code cache,

@@ -1,4 +1,4 @@
-#include "code_pages.h"
+#include "hotspot/code_pages.h"
 
 #include <atomic>
 #include <thread>

@@ -1,6 +1,6 @@
 // CompiledMethods types a walk's top physical frame from JVMTI records built here the way
 // HotSpot's CompiledMethodLoad lays them out (jvmticmlr.h).
-#include "compiled_methods.h"
+#include "emitter/compiled_methods.h"
 
 #include <jvmticmlr.h>
 

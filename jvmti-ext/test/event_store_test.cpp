@@ -1,6 +1,6 @@
 // The event store alone, without a JVM: stack interning, what collect() selects (by index, by
 // time, statistics) and what it pulls in, and what trim() keeps for each destination.
-#include "event_store.h"
+#include "emitter/event_store.h"
 
 #include <limits>
 #include <map>

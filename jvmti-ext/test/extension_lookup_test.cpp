@@ -6,9 +6,9 @@
 #include <cstring>
 #include <set>
 
+#include "agent/extension_functions.h"
+#include "agent/extension_lists.h"
 #include "check.h"
-#include "extension_functions.h"
-#include "extension_lists.h"
 #include "stackreq.h"
 
 using namespace stackreq;

@@ -2,8 +2,8 @@
 // byte sequences HotSpot's stubs and compiled methods use.
 #include <cstdint>
 
-#include "arch.h"
 #include "check.h"
+#include "native_unwind/arch.h"
 
 using namespace stackreq;
 

@@ -2,7 +2,7 @@
 // types each from the code at its PC, from JVMTI records built the way HotSpot's
 // CompiledMethodLoad lays them out (jvmticmlr.h); it stops at the first physical frame whose
 // frames are not what the JVM recorded there.
-#include "frame_typer.h"
+#include "emitter/frame_typer.h"
 
 #include <jvmticmlr.h>
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "check.h"
-#include "jfr_buffer.h"
+#include "chunk_writer/jfr_buffer.h"
 #include "jfr_test_reader.h"
 
 using stackreq::JfrBuffer;

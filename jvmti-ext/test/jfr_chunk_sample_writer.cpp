@@ -14,8 +14,8 @@
 #include <cstring>
 #include <string>
 
-#include "jfr_chunk.h"
-#include "jfr_metadata.h"
+#include "chunk_writer/jfr_chunk.h"
+#include "chunk_writer/jfr_metadata.h"
 
 using namespace stackreq;
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "check.h"
-#include "jfr_chunk.h"
-#include "jfr_metadata.h"
+#include "chunk_writer/jfr_chunk.h"
+#include "chunk_writer/jfr_metadata.h"
 #include "jfr_test_reader.h"
 
 using namespace stackreq;

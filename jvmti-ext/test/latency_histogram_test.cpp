@@ -1,8 +1,8 @@
 #include "check.h"
-#include "latency_histogram.h"
+#include "request/latency_histogram.h"
 
-#include "agent_state.h"
-#include "arch.h"
+#include "agent/agent_state.h"
+#include "native_unwind/arch.h"
 
 using namespace stackreq;
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <thread>
 
-#include "arch.h"
 #include "check.h"
-#include "native_libraries.h"
-#include "native_symbols.h"
-#include "native_unwind.h"
+#include "emitter/native_symbols.h"
+#include "native_unwind/arch.h"
+#include "native_unwind/native_libraries.h"
+#include "native_unwind/native_unwind.h"
 
 using namespace stackreq;
 

@@ -1,7 +1,7 @@
 #include <string>
 
+#include "agent/options.h"
 #include "check.h"
-#include "options.h"
 
 using namespace stackreq;
 

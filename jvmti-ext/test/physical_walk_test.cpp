@@ -1,7 +1,7 @@
 // PhysicalWalk follows interpreted frames by their frame pointers through a stack built here
 // with HotSpot's x86_64 interpreted frame layout, and stops where the stack says nothing more:
 // a PC in no code it knows, a frame pointer outside the stack, a sender below its callee.
-#include "physical_walk.h"
+#include "walk/physical_walk.h"
 
 #include <cstdint>
 

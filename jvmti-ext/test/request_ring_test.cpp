@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "check.h"
-#include "request_ring.h"
+#include "request/request_ring.h"
 
 using namespace stackreq;
 

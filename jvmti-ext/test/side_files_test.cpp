@@ -1,7 +1,7 @@
 // SideFiles: names that sort after their chunk in `jfr assemble`'s order and HotSpot's emergency
 // dump's, whole files only, merges that keep the bytes in write order and the file count
 // logarithmic, and removal.
-#include "side_files.h"
+#include "chunk_writer/side_files.h"
 
 #include <dirent.h>
 #include <stdlib.h>

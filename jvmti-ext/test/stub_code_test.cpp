@@ -1,4 +1,4 @@
-#include "stub_code.h"
+#include "hotspot/stub_code.h"
 
 #include <thread>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "walked_stack_cache.h"
+#include "emitter/walked_stack_cache.h"
 
 #include "check.h"
 

@@ -95,7 +95,7 @@ final class LatencyPart {
                 + "the TSC: bare walk = one AsyncGetCallTrace call alone (what any ASGCT-based profiler pays); "
                 + "all walks = every walk of the request (with AsyncGetCallTrace: that plus the 6-frame PC-1 probe "
                 + "walk for the top frame, a stub recovery when one runs, and the physical walk for the frame types; "
-                + "with the own walk: the own walk, and AsyncGetCallTrace's where it leaves the request); "
+                + "with the VMStructs walk: the VMStructs walk, and AsyncGetCallTrace's where it leaves the request); "
                 + "capture-and-enqueue = the request minus all walks; whole = entry to return. "
                 + (alternated
                         ? "walker=vmstructs: the requests take turns, one in two timed first (cold), the other after "

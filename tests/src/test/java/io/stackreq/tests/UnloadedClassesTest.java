@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * deterministic part of acceptance 8: unbiased requests whose stacks hold frames of a class that
  * System.gc() unloads right after, usually before the emitter resolves them. Each such frame is
  * either resolved ({@code Loadable.apply}) or shown as unknown; the stack keeps its shape and
- * every reader reads every event. With both walkers: the own walk records Method*s, which the
+ * every reader reads every event. With both walkers: the VMStructs walk records Method*s, which the
  * emitter resolves only while their jmethodIDs still hold them.
  */
 class UnloadedClassesTest {

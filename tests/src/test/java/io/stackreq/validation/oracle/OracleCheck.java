@@ -129,7 +129,7 @@ public final class OracleCheck {
         public final Map<String, Integer> byWalk = new TreeMap<>();
         /**
          * Of the failed, layer (c) with walker=vmstructs: threads starting or ending, which item 5
-         * counts apart: the own walk unwound the native frames to the thread's first one without a
+         * counts apart: the VMStructs walk unwound the native frames to the thread's first one without a
          * Java frame ("no-java-frame"), or the request was refused THREAD_NOT_ALIVE (the thread ended).
          */
         public int failedWithoutJavaFrames;
@@ -139,8 +139,8 @@ public final class OracleCheck {
          */
         public final Map<String, Integer> failedAt = new TreeMap<>();
         /**
-         * Layer (c), walker=vmstructs: the requests the own walk left to AsyncGetCallTrace and that
-         * got a stack, keyed as {@link #failedAt}: where the own walk still needs the fallback.
+         * Layer (c), walker=vmstructs: the requests the VMStructs walk left to AsyncGetCallTrace and that
+         * got a stack, keyed as {@link #failedAt}: where the VMStructs walk still needs the fallback.
          */
         public final Map<String, Integer> leftToAsgctAt = new TreeMap<>();
 
@@ -184,7 +184,7 @@ public final class OracleCheck {
     private static final int THREAD_NOT_ALIVE = 15;
 
     private boolean ownWalker() {
-        return defaultWalk.equals("own");
+        return defaultWalk.equals("vmstructs");
     }
 
     public OracleCheck(Path methodTable, CompiledCode compiledCode) {
@@ -218,13 +218,13 @@ public final class OracleCheck {
     }
 
     /**
-     * walker=vmstructs: reads libstackreq.so's log=debug file, which names each request the own walk
-     * left to AsyncGetCallTrace ("asgct" and why) or could not make whole ("own" and why); every
-     * other request was walked by the own walk. Without this call every request is attributed to
+     * walker=vmstructs: reads libstackreq.so's log=debug file, which names each request the VMStructs walk
+     * left to AsyncGetCallTrace ("asgct" and why) or could not make whole ("vmstructs" and why); every
+     * other request was walked by the VMStructs walk. Without this call every request is attributed to
      * AsyncGetCallTrace (walker=asgct).
      */
     public void attributeWalks(Path agentLog) {
-        defaultWalk = "own";
+        defaultWalk = "vmstructs";
         try {
             for (String line : Files.readAllLines(agentLog)) {
                 Matcher m = WALK_LINE.matcher(line);

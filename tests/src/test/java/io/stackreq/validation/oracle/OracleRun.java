@@ -159,11 +159,11 @@ public final class OracleRun {
 
     private static String walkerOption(Path dir) {
         String walker = System.getProperty(WALKER_PROPERTY);
-        // The own walker's debug log names each request it left to AsyncGetCallTrace (attributeWalks).
+        // The VMStructs walker's debug log names each request it left to AsyncGetCallTrace (attributeWalks).
         return (walker == null ? "" : ",walker=" + walker) + (ownWalker() ? ",log=debug:" + agentLog(dir) : "");
     }
 
-    /** Whether libstackreq.so runs with its own walk: the agent's default, or --walker vmstructs. */
+    /** Whether libstackreq.so runs with its VMStructs walk: the agent's default, or --walker vmstructs. */
     private static boolean ownWalker() {
         String walker = System.getProperty(WALKER_PROPERTY);
         return walker == null || walker.startsWith("vmstructs");

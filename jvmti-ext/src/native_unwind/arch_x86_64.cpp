@@ -1,0 +1,108 @@
+#if defined(__x86_64__) && defined(__linux__)
+
+#include <ucontext.h>
+#include <x86intrin.h>
+
+#include "native_unwind/arch.h"
+
+namespace stackreq {
+
+Registers read_registers(const void* ucontext) {
+    const mcontext_t& m = static_cast<const ucontext_t*>(ucontext)->uc_mcontext;
+    return Registers{static_cast<uintptr_t>(m.gregs[REG_RIP]), static_cast<uintptr_t>(m.gregs[REG_RSP]),
+                     static_cast<uintptr_t>(m.gregs[REG_RBP])};
+}
+
+uintptr_t read_interpreter_bcp(const void* ucontext) {
+    return static_cast<uintptr_t>(static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_R13]);
+}
+
+uintptr_t read_interpreter_method(const void* ucontext) {
+    return static_cast<uintptr_t>(static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RBX]);
+}
+
+uint64_t cycle_counter() { return __rdtsc(); }
+
+namespace {
+
+constexpr uint8_t kPushRbp = 0x55, kPopRbp = 0x5d, kRet = 0xc3, kRetImmediate = 0xc2;
+constexpr uint8_t kRexW = 0x48, kRexWB = 0x49, kRexB = 0x41, kRexWRB = 0x4d;
+
+// mov rbp, rsp: 48 8b ec (HotSpot's encoding) or 48 89 e5
+bool is_mov_rbp_rsp(const uint8_t* c) {
+    return c[0] == kRexW && ((c[1] == 0x8b && c[2] == 0xec) || (c[1] == 0x89 && c[2] == 0xe5));
+}
+
+// sub rsp, imm8 / imm32: 48 83 ec ib, 48 81 ec id
+bool is_sub_rsp(const uint8_t* c) { return c[0] == kRexW && (c[1] == 0x83 || c[1] == 0x81) && c[2] == 0xec; }
+
+// The stack bang before a compiled method's frame: mov [rsp - n], eax (89 84 24 disp32 with a
+// negative disp32). A positive one is an ordinary spill into the built frame.
+bool is_stack_bang(const uint8_t* c) { return c[0] == 0x89 && c[1] == 0x84 && c[2] == 0x24 && (c[6] & 0x80) != 0; }
+
+// The poll on return, after the frame is gone: cmp rsp, [r15 + disp8/disp32] (49 3b 67 / a7)
+// then ja rel32 (0f 87); returns that instruction's length, 0 if pc is not one.
+int return_poll_length(const uint8_t* c) {
+    if (c[0] != kRexWB || c[1] != 0x3b) return 0;
+    if (c[2] == 0x67) return 4;
+    if (c[2] == 0xa7) return 7;
+    return 0;
+}
+
+bool is_ja_then_ret(const uint8_t* c) { return c[0] == 0x0f && c[1] == 0x87 && c[6] == kRet; }
+
+// The poll stub's instructions: lea r10, [rip + d32]; mov [r15 + d32], r10; jmp rel32 or
+// mov r10, imm64 (then jmp r10).
+bool is_lea_r10_rip(const uint8_t* c) { return c[0] == 0x4c && c[1] == 0x8d && c[2] == 0x15; }
+bool is_store_r10_in_thread(const uint8_t* c) { return c[0] == kRexWRB && c[1] == 0x89 && c[2] == 0x97; }
+bool is_far_jump_start(const uint8_t* c) { return c[0] == 0xe9 || (c[0] == kRexWB && c[1] == 0xba); }
+constexpr int kLeaBytes = 7, kStoreBytes = 7, kMovImm64Bytes = 10;
+
+}  // namespace
+
+FrameSetup stub_frame_setup_at(uintptr_t pc) {
+    const uint8_t* code = reinterpret_cast<const uint8_t*>(pc);
+    if (code[0] == kPushRbp || code[0] == kRet || code[0] == kRetImmediate) return FrameSetup::kReturnAddressOnTop;
+    if (is_mov_rbp_rsp(code)) return FrameSetup::kSavedFpOnTop;
+    return FrameSetup::kBuilt;
+}
+
+FrameSetup compiled_frame_setup_at(uintptr_t pc) {
+    const uint8_t* code = reinterpret_cast<const uint8_t*>(pc);
+    if (code[0] == kPushRbp || code[0] == kRet || code[0] == kRetImmediate || is_stack_bang(code)) {
+        return FrameSetup::kReturnAddressOnTop;
+    }
+    const int poll = return_poll_length(code);
+    if ((poll > 0 && is_ja_then_ret(code + poll)) || is_ja_then_ret(code)) return FrameSetup::kReturnAddressOnTop;
+    if (code[0] == kPopRbp || is_mov_rbp_rsp(code) || is_sub_rsp(code)) return FrameSetup::kSavedFpOnTop;
+    return FrameSetup::kBuilt;
+}
+
+bool in_return_poll_stub(uintptr_t pc, bool bytes_before) {
+    const uint8_t* c = reinterpret_cast<const uint8_t*>(pc);
+    if (is_lea_r10_rip(c)) return is_store_r10_in_thread(c + kLeaBytes);
+    if (is_store_r10_in_thread(c)) {
+        return is_far_jump_start(c + kStoreBytes) && (!bytes_before || is_lea_r10_rip(c - kLeaBytes));
+    }
+    if (!bytes_before) return false;
+    const uint8_t* store = c - kStoreBytes;
+    if (c[0] == kRexB && c[1] == 0xff && c[2] == 0xe2) {  // jmp r10
+        store = c - kMovImm64Bytes - kStoreBytes;
+    } else if (!is_far_jump_start(c)) {
+        return false;
+    }
+    return is_store_r10_in_thread(store) && is_lea_r10_rip(store - kLeaBytes);
+}
+
+void write_registers(void* ucontext, const Registers& registers) {
+    mcontext_t& m = static_cast<ucontext_t*>(ucontext)->uc_mcontext;
+    m.gregs[REG_RIP] = static_cast<greg_t>(registers.pc);
+    m.gregs[REG_RSP] = static_cast<greg_t>(registers.sp);
+    m.gregs[REG_RBP] = static_cast<greg_t>(registers.fp);
+}
+
+}  // namespace stackreq
+
+#else
+#error "stackreq: only x86_64 Linux is implemented; add arch_<cpu>.cpp for this target"
+#endif

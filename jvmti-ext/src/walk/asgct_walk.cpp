@@ -1,0 +1,281 @@
+#include "walk/asgct_walk.h"
+
+#include "native_unwind/native_unwind.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "hotspot/code_pages.h"
+#include "hotspot/stub_code.h"
+#include "native_unwind/arch.h"
+
+namespace stackreq {
+
+namespace {
+
+struct CallTrace {
+    JNIEnv* env_id;
+    jint num_frames;
+    CallFrame* frames;
+};
+
+using AsyncGetCallTraceFunction = void (*)(CallTrace*, jint, void*);
+AsyncGetCallTraceFunction g_async_get_call_trace = nullptr;
+
+// glibc's signal-return trampoline: the return address of every handler frame the kernel
+// builds for a handler installed through glibc's sigaction.
+uintptr_t g_signal_restorer = 0;
+
+// Installs a throw-away handler on an unused real-time signal to learn glibc's restorer, then
+// puts the previous action back. Runs once, at agent load, before any other thread exists.
+uintptr_t find_signal_restorer() {
+    struct sigaction probe {}, previous {}, installed {};
+    probe.sa_handler = SIG_IGN;
+    int signal_number = SIGRTMAX;
+    if (sigaction(signal_number, &probe, &previous) != 0) return 0;
+    probe.sa_handler = [](int) {};
+    sigaction(signal_number, &probe, nullptr);
+    sigaction(signal_number, &previous, &installed);
+    return reinterpret_cast<uintptr_t>(installed.sa_restorer);
+}
+
+int32_t walk_once(JNIEnv* jni, void* ucontext, CallFrame* frames, uint32_t max_depth) {
+    CallTrace trace{jni, 0, frames};
+    g_async_get_call_trace(&trace, static_cast<jint>(max_depth), ucontext);
+    return trace.num_frames;
+}
+
+// Walks from a copy of ucontext whose PC, SP and FP are replaced by registers.
+int32_t walk_from(JNIEnv* jni, const void* ucontext, const Registers& registers, CallFrame* frames,
+                  uint32_t max_depth) {
+    alignas(16) char copy[kUcontextSize];
+    std::memcpy(copy, ucontext, kUcontextSize);
+    write_registers(copy, registers);
+    return walk_once(jni, copy, frames, max_depth);
+}
+
+// walk_from, for a walk whose top physical frame is the one at registers.pc: sets *top.
+int32_t walk_top_from(JNIEnv* jni, const void* ucontext, const Registers& registers, CallFrame* frames,
+                      uint32_t max_depth, Registers* top) {
+    const int32_t result = walk_from(jni, ucontext, registers, frames, max_depth);
+    if (result > 0) *top = registers;
+    return result;
+}
+
+constexpr uintptr_t kMaxStubFrameBytes = 512;
+// How many bytes of code at a PC the frame-setup decoding may read.
+constexpr uintptr_t kInstructionBytes = 16;
+
+bool failed_in_java_code(int32_t result) {
+    return result == kWalkUnknownJava || result == kWalkNotWalkableJava;
+}
+
+// Walks from the caller of a frame that is not set up (see FrameSetup); 0 for a built frame.
+// The reads are within the thread's own stack mapping, so they cannot fault.
+int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, FrameSetup setup, CallFrame* frames,
+                                uint32_t max_depth, Registers* top) {
+    const Registers at_signal = read_registers(ucontext);
+    const uintptr_t* stack = reinterpret_cast<const uintptr_t*>(at_signal.sp);
+    // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
+    if (setup == FrameSetup::kReturnAddressOnTop && thread.holds(at_signal.sp, sizeof(uintptr_t))) {
+        return walk_top_from(thread.jni, ucontext,
+                             Registers{stack[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp}, frames,
+                             max_depth, top);
+    }
+    if (setup == FrameSetup::kSavedFpOnTop && thread.holds(at_signal.sp, 2 * sizeof(uintptr_t))) {
+        return walk_top_from(thread.jni, ucontext,
+                             Registers{stack[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), stack[0]}, frames,
+                             max_depth, top);
+    }
+    return 0;
+}
+
+// Retries the walk with registers that describe the caller of the stub.
+// The reads are within the thread's own stack mapping and the stub's code, so they cannot fault.
+int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
+                         uint32_t max_depth, Registers* top) {
+    const Registers at_signal = read_registers(ucontext);
+    int32_t result = walk_from_unbuilt_frame(thread, ucontext, stub_frame_setup_at(at_signal.pc), frames, max_depth,
+                                             top);
+    if (result > 0) return result;
+    result = kWalkUnknownJava;
+    // The stub built a frame: caller's pc at fp+8, sp = fp+16. Stub frames are small; an fp far
+    // above sp is a stale frame pointer left by compiled code (C2 does not keep rbp as one), and
+    // walking from it would silently skip frames.
+    if (at_signal.fp >= at_signal.sp && at_signal.fp - at_signal.sp <= kMaxStubFrameBytes &&
+        thread.holds(at_signal.fp, 2 * sizeof(uintptr_t))) {
+        const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
+        const Registers caller{frame[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), frame[0]};
+        result = walk_top_from(thread.jni, ucontext, caller, frames, max_depth, top);
+        if (result > 0) return result;
+    }
+    // A stub that builds no frame at all: the return address is at sp.
+    const int32_t from_sp = walk_from_unbuilt_frame(thread, ucontext, FrameSetup::kReturnAddressOnTop, frames,
+                                                    max_depth, top);
+    return from_sp != 0 ? from_sp : result;
+}
+
+// When two signals are delivered at once, the kernel stacks both handler frames and ours runs
+// at the first instruction of the other handler: the Java context is then the ucontext the
+// kernel saved just above the return address (rt_sigframe: pretcode, then the ucontext).
+void* interrupted_context(const ThreadSlotView& thread, void* ucontext) {
+    for (int nesting = 0; nesting < 4 && g_signal_restorer != 0; nesting++) {
+        Registers registers = read_registers(ucontext);
+        if (!thread.holds(registers.sp, sizeof(uintptr_t) + kUcontextSize)) break;
+        if (*reinterpret_cast<const uintptr_t*>(registers.sp) != g_signal_restorer) break;
+        ucontext = reinterpret_cast<void*>(registers.sp + sizeof(uintptr_t));
+    }
+    return ucontext;
+}
+
+// AsyncGetCallTrace takes the top compiled frame's scope from the first debug-info entry
+// strictly after the signal PC. With DebugNonSafepoints an entry ends each instruction, and
+// the interrupted PC is the instruction after the one that ran: "strictly after" then lands on
+// the next instruction, which is often the caller's loop line instead of the inlined callee's
+// body (3 points of a hot inlined line moved to its caller). Walking from pc - 1 takes the entry
+// at or after the PC, as async-profiler does. But pc - 1 may lie in the method's prologue or
+// before its code, where the walk goes wrong, so only the top of the pc - 1 walk is taken, and
+// only when the rest of it agrees with the full walk.
+constexpr int32_t kProbeDepth = 6;
+constexpr int32_t kMaxExtraInlined = 2;
+
+bool same_frame(const CallFrame& a, const CallFrame& b) {
+    return a.method == b.method && a.bci_or_marker == b.bci_or_marker;
+}
+
+// Whether the probe reads as `extra` callee frames inlined into frames[0]'s method (at any
+// bci), then that method, then exactly the frames below frames[0].
+bool probe_aligns(const CallFrame* probe, int32_t probed, const CallFrame* frames, int32_t count, int32_t extra) {
+    if (extra >= probed || probe[extra].method != frames[0].method) return false;
+    int32_t compared = 0;
+    for (int32_t i = 1; extra + i < probed && i < count; i++, compared++) {
+        if (!same_frame(probe[extra + i], frames[i])) return false;
+    }
+    // A complete probe must end where the full walk ends; a cut one must cover what it can.
+    if (probed < kProbeDepth) return probed - extra == count;
+    return compared >= std::min(count - 1, kProbeDepth - 1 - extra);
+}
+
+// When the probe's top frames are taken, the top physical frame was walked from pc - 1: *top.
+int32_t refine_top_frames(JNIEnv* jni, void* ucontext, CallFrame* frames, int32_t count, uint32_t max_depth,
+                          Registers* top) {
+    Registers registers = read_registers(ucontext);
+    registers.pc -= 1;
+    CallFrame probe[kProbeDepth];
+    const int32_t probed = walk_from(jni, ucontext, registers, probe, kProbeDepth);
+    if (probed <= 0) return count;
+    // In recursion (the same frames repeated) several alignments can agree, and only one is
+    // true: then the full walk's own answer stands.
+    int32_t extra = -1;
+    for (int32_t candidate = 0; candidate <= kMaxExtraInlined; candidate++) {
+        if (!probe_aligns(probe, probed, frames, count, candidate)) continue;
+        if (extra >= 0) return count;
+        extra = candidate;
+    }
+    if (extra < 0) return count;
+    if (extra == 0) {
+        frames[0] = probe[0];
+        *top = registers;
+        return count;
+    }
+    const int32_t kept = std::min<int32_t>(count - 1, static_cast<int32_t>(max_depth) - 1 - extra);
+    if (kept < 0) return count;
+    *top = registers;
+    std::memmove(frames + 1 + extra, frames + 1, static_cast<size_t>(kept) * sizeof(CallFrame));
+    for (int32_t i = 0; i <= extra; i++) frames[i] = probe[i];
+    return 1 + extra + kept;
+}
+
+}  // namespace
+
+void* AsgctWalk::context_of_interrupted_code(const ThreadSlotView& thread, void* ucontext) {
+    return interrupted_context(thread, ucontext);
+}
+
+// The request's frames, the agent's and its handler's: a few, rarely more.
+constexpr uint32_t kMaxHandlerFrames = 32;
+
+void* AsgctWalk::signal_context_of_caller(const ThreadSlotView& thread, const void* own_context) {
+    if (thread.stack_high == 0) return nullptr;
+    const uintptr_t context = NativeUnwinder::signal_frame_above(StackBounds{thread.stack_low, thread.stack_high},
+                                                                 read_registers(own_context), g_signal_restorer,
+                                                                 kMaxHandlerFrames);
+    return context != 0 && thread.holds(context, kUcontextSize) ? reinterpret_cast<void*>(context) : nullptr;
+}
+
+void* AsgctWalk::signal_context_of_caller(const StackBounds& stack, const void* own_context) {
+    const uintptr_t context =
+        NativeUnwinder::signal_frame_above(stack, read_registers(own_context), g_signal_restorer, kMaxHandlerFrames);
+    // The ucontext is then read directly: it lies on this thread's own stack, above the frames
+    // this call runs in, whether or not HotSpot knows the stack's bounds.
+    return context != 0 && context + kUcontextSize <= stack.high ? reinterpret_cast<void*>(context) : nullptr;
+}
+
+uint64_t AsgctWalk::time_bare_walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
+                                     uint32_t max_depth) {
+    if (g_async_get_call_trace == nullptr) return 0;
+    if (thread.stack_high != 0) ucontext = interrupted_context(thread, ucontext);
+    const uint64_t start = cycle_counter();
+    walk_once(thread.jni, ucontext, frames, max_depth);
+    return cycle_counter() - start;
+}
+
+bool AsgctWalk::init() {
+    void* symbol = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+    if (symbol == nullptr) {
+        void* libjvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
+        if (libjvm != nullptr) symbol = dlsym(libjvm, "AsyncGetCallTrace");
+    }
+    g_async_get_call_trace = reinterpret_cast<AsyncGetCallTraceFunction>(symbol);
+    g_signal_restorer = find_signal_restorer();
+    return g_async_get_call_trace != nullptr;
+}
+
+int32_t AsgctWalk::walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
+                          uint32_t max_depth, bool* recovered, Registers* top, uint64_t* first_walk_cycles) {
+    *recovered = false;
+    *top = Registers{0, 0, 0};
+    if (g_async_get_call_trace == nullptr) return kWalkUnavailable;
+    if (thread.stack_high != 0) {
+        ucontext = interrupted_context(thread, ucontext);
+        // A real signal context has SP inside the thread's stack. AsyncGetCallTrace does not
+        // check it before reading relative to it (deopt handler PCs), so refuse the walk here.
+        uintptr_t sp = read_registers(ucontext).sp;
+        if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
+    }
+    const uintptr_t pc = read_registers(ucontext).pc;
+    // In a compiled method's prologue or epilogue its frame is not there: AsyncGetCallTrace
+    // would still size it from sp and return a stack made of stale slots, so the walk starts
+    // at the caller (the method itself is entered or left, and the sample goes to the caller).
+    if (thread.stack_high != 0 && CodePages::contains(pc, kInstructionBytes) && !StubCode::contains(pc)) {
+        const FrameSetup setup = compiled_frame_setup_at(pc);
+        if (setup != FrameSetup::kBuilt) {
+            const uint64_t walk_start = first_walk_cycles != nullptr ? cycle_counter() : 0;
+            int32_t result = walk_from_unbuilt_frame(thread, ucontext, setup, frames, max_depth, top);
+            if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
+            if (result > 0) return result;
+        }
+    }
+    const uint64_t walk_start = first_walk_cycles != nullptr ? cycle_counter() : 0;
+    int32_t result = walk_once(thread.jni, ucontext, frames, max_depth);
+    if (first_walk_cycles != nullptr) *first_walk_cycles = cycle_counter() - walk_start;
+    if (result > 0) {
+        *top = read_registers(ucontext);
+        return refine_top_frames(thread.jni, ucontext, frames, result, max_depth, top);
+    }
+    if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
+    // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled
+    // method's prologue, libjvm) unwinding one frame would silently drop Java frames.
+    if (!StubCode::contains(pc)) return result;
+    int32_t retried = walk_from_caller(thread, ucontext, frames, max_depth, top);
+    if (retried > 0) {
+        *recovered = true;
+        return retried;
+    }
+    return result;
+}
+
+}  // namespace stackreq
