@@ -16,8 +16,8 @@
 #include "native_unwind/native_unwind.h"
 #include "native_unwind/safe_read.h"
 #include "request/counters.h"
-#include "request/latency_histogram.h"
 #include "request/request_gate.h"
+#include "request/request_timing.h"
 #include "request/thread_registry.h"
 #include "stackreq.h"
 #include "walk/asgct_walk.h"
@@ -27,42 +27,6 @@
 namespace stackreq {
 
 namespace {
-
-// latency= with walker=vmstructs: which of the two compared figures a request times cold (see
-// RequestLatency). kAlone: not taking turns (walker=asgct, whose bare walk is the request's own
-// first walk, or no ucontext).
-enum class LatencyTurn : uint8_t { kAlone, kRequestFirst, kBareWalkFirst };
-std::atomic<uint64_t> g_latency_turns{0};
-
-// latency=PATH: splits the request into the walk and everything else (see latency_histogram.h),
-// in cycle_counter() units until here. A request timed after a bare walk counts in whole_second only.
-void record_latency(uint64_t entered, uint64_t walk_cycles, uint64_t first_walk_cycles, LatencyTurn turn) {
-    RequestLatency& latency = request_latency();
-    const uint64_t left = cycle_counter();
-    const uint64_t pair_end = cycle_counter();
-    if (turn == LatencyTurn::kBareWalkFirst) {
-        latency.whole_second.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered)));
-        return;
-    }
-    latency.capture_and_enqueue.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered - walk_cycles)));
-    if (walk_cycles > 0) latency.walk.record(LatencyClock::to_nanos(static_cast<int64_t>(walk_cycles)));
-    if (first_walk_cycles > 0) {
-        latency.first_walk.record(LatencyClock::to_nanos(static_cast<int64_t>(first_walk_cycles)));
-    }
-    latency.whole.record(LatencyClock::to_nanos(static_cast<int64_t>(left - entered)));
-    latency.clock_pair.record(LatencyClock::to_nanos(static_cast<int64_t>(pair_end - left)));
-}
-
-// latency= with walker=vmstructs: times the bare AsyncGetCallTrace walk the VMStructs walk is compared
-// with into histogram, into a buffer on this stack (up to kMaxBareWalkDepth frames; deeper rings
-// are not measured).
-constexpr uint32_t kMaxBareWalkDepth = 256;
-void record_bare_walk(const ThreadSlotView& thread, void* ucontext, uint32_t max_depth, LatencyHistogram* histogram) {
-    if (max_depth > kMaxBareWalkDepth) return;
-    CallFrame frames[kMaxBareWalkDepth];
-    const uint64_t cycles = AsgctWalk::time_bare_walk(thread, ucontext, frames, max_depth);
-    if (cycles > 0) histogram->record(LatencyClock::to_nanos(static_cast<int64_t>(cycles)));
-}
 
 // Async-signal-safe. walker=vmstructs: the VMStructs walk into slot (vmstructs_walk.h); false, the slot's walk
 // fields untouched but own_walk, when AsyncGetCallTrace must walk instead.
@@ -96,8 +60,8 @@ uint32_t capture_native_frames(AgentState& state, const ThreadSlotView& thread, 
 
 // native=on, an unbiased request from a thread the registry does not hold (internal_threads.h):
 // the event has the native frames from the signal's registers and the OS thread.
-jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller,
-                                   uint64_t entered) {
+template <typename Clock>
+jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller, Clock& clock) {
     jvmtiError result = JVMTI_ERROR_NONE;
     RequestSlot* slot = admit_and_claim(state, user_data, &result);
     if (slot == nullptr) return result;
@@ -111,15 +75,15 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
     slot->top_pc = 0;
     slot->physical_count = 0;
     slot->physical_from_anchor = false;
-    const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
+    clock.walk_begins();
     const Registers at_signal = read_registers(ucontext);
     StackBounds stack{};
     if (!InternalThreads::current_stack(at_signal.sp, &stack)) Counters::add(Counter::kernel_read);
     slot->native_count = NativeUnwinder::unwind(stack, at_signal, slot->native_pcs, state.ring.native_depth());
-    const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
+    clock.walk_ends();
     slot->truncated = slot->native_count == state.ring.native_depth();
     if (state.ring.publish(slot)) sem_post(&state.emitter_wakeup);
-    if (state.measure_latency) record_latency(entered, walk_cycles, 0, LatencyTurn::kAlone);
+    clock.finished(nullptr, ucontext, state.ring.max_depth());
     return JVMTI_ERROR_NONE;
 }
 
@@ -128,9 +92,8 @@ jvmtiError request_internal_thread(AgentState& state, void* ucontext, jlong user
 // context (no setcontext), so getcontext returns once.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wclobbered"
-jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller,
-                                  LatencyTurn turn) {
-    const uint64_t entered = state.measure_latency ? cycle_counter() : 0;
+template <typename Clock>
+jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller, Clock& clock) {
     int32_t tid = 0;
     ThreadSlotView thread;
     if (!ThreadRegistry::find_current(&thread, &tid)) {
@@ -146,7 +109,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
                 InternalThreads::current_stack(read_registers(&own_context).sp, &stack);
                 ucontext = AsgctWalk::signal_context_of_caller(stack, &own_context);
             }
-            if (ucontext != nullptr) return request_internal_thread(state, ucontext, user_data, caller, entered);
+            if (ucontext != nullptr) return request_internal_thread(state, ucontext, user_data, caller, clock);
         }
         return reject(Counter::rejected_other, JVMTI_ERROR_UNATTACHED_THREAD);
     }
@@ -184,9 +147,8 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         slot->kind = RequestKind::kWalked;
     }
     bool recovered = false;
-    uint64_t first_walk_cycles = 0;
     const bool vmstructs_walker = state.options.walker == Walker::kVmStructs && slot->kind == RequestKind::kWalked;
-    const uint64_t walk_start = state.measure_latency ? cycle_counter() : 0;
+    clock.walk_begins();
     const uint32_t java_depth = capture_native_frames(state, thread, ucontext, slot);
     if (vmstructs_walker && !walk_vmstructs(thread, ucontext, java_depth, slot) &&
         VmStructsWalk::fails_outright(static_cast<VmStructsWalkOutcome>(slot->vmstructs.outcome))) {
@@ -198,7 +160,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         slot->vmstructs.walked = false;
         Registers top{};
         slot->frame_count = AsgctWalk::walk(thread, ucontext, slot->frames, java_depth, &recovered, &top,
-                                              state.measure_latency && !vmstructs_walker ? &first_walk_cycles : nullptr);
+                                            vmstructs_walker ? nullptr : clock.first_walk_cycles());
         // AsyncGetCallTrace answers "unknown, not Java" for a thread in C code that has no Java frame
         // at all (a native thread attached to the VM) as for one whose frames it cannot walk; the
         // anchor tells them apart, and the first's native frames are its whole stack
@@ -223,7 +185,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
                                                      : 0;
         slot->truncated = slot->frame_count == static_cast<int32_t>(java_depth);
     }
-    const uint64_t walk_cycles = state.measure_latency ? cycle_counter() - walk_start : 0;
+    clock.walk_ends();
     if (recovered) Counters::add(Counter::recovered);
     const bool at_safepoint = slot->kind == RequestKind::kBiasedSelf && slot->frame_count <= 0;
     if (at_safepoint) {
@@ -235,34 +197,20 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
     }
     // The emitter is woken at once for a stack it must take at the thread's next safepoint.
     if (state.ring.publish(slot) || at_safepoint) sem_post(&state.emitter_wakeup);
-    if (state.measure_latency) {
-        record_latency(entered, walk_cycles, first_walk_cycles, turn);
-        if (turn == LatencyTurn::kRequestFirst) {
-            record_bare_walk(thread, ucontext, state.ring.max_depth(), &request_latency().first_walk_second);
-        }
-    }
+    clock.finished(&thread, ucontext, state.ring.max_depth());
     return JVMTI_ERROR_NONE;
 }
 
 #pragma GCC diagnostic pop
 
-// latency= with walker=vmstructs and a ucontext (unless latency-bare-walk=off): every other request
-// is timed after a bare AsyncGetCallTrace walk from the same context, timed first (RequestLatency).
-// The turn is taken and the thread found for that walk before the request's clock starts.
+// The request's clock: none, unless latency= asks for timing (request_timing.h).
 jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_data, Caller caller) {
-    if (!state.measure_latency || state.options.walker != Walker::kVmStructs || ucontext == nullptr ||
-        !state.options.latency_bare_walk) {
-        return request_current_thread(state, ucontext, user_data, caller, LatencyTurn::kAlone);
+    if (!state.measure_latency) {
+        UntimedRequest clock;
+        return request_current_thread(state, ucontext, user_data, caller, clock);
     }
-    if (g_latency_turns.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {
-        return request_current_thread(state, ucontext, user_data, caller, LatencyTurn::kRequestFirst);
-    }
-    int32_t tid = 0;
-    ThreadSlotView thread;
-    if (ThreadRegistry::find_current(&thread, &tid) && !thread.jfr_excluded) {
-        record_bare_walk(thread, ucontext, state.ring.max_depth(), &request_latency().first_walk);
-    }
-    return request_current_thread(state, ucontext, user_data, caller, LatencyTurn::kBareWalkFirst);
+    TimedRequest clock = TimedRequest::start(state, ucontext);
+    return request_current_thread(state, ucontext, user_data, caller, clock);
 }
 
 // A reference JNI knows, without dereferencing it: HotSpot tells local, global and weak references
