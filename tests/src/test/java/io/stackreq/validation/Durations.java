@@ -1,16 +1,16 @@
 package io.stackreq.validation;
 
 /**
- * How long the validation runs: {@link #CI} keeps the whole CI run (both JDKs) under eight
+ * How long the validation runs: {@link #CI} keeps the whole CI run (both JDKs) near four
  * minutes on two cores; {@link #FULL} ({@code tests/validate --full}) gives the numbers of docs/validation.md.
- * The oracle runs 10 s per workload in CI too (about 9,000 signal samples each): the rarest
- * wrong traces left (AsyncGetCallTrace's interpreter and VM-transition windows, 0.02-0.07% of
- * the class-loading workload's samples) then stay clear of the 0.1% the assertion allows. At
- * 2 s (1,800 samples) they crossed it by chance in about one JDK-run in six; at 6 s, by a
- * Poisson estimate from the measured rate, in about one JDK 25 run in 25.
+ * The oracle runs 6 s per workload in CI (about 2,000-5,000 signal samples each, well above the 200
+ * the assertions need). It ran 10 s while the AsyncGetCallTrace walk was the default: its rarest
+ * wrong traces (0.02-0.07% of the class-loading workload) crossed the 0.1% the assertion allows
+ * by chance at shorter runs. The VMStructs walk, the default since, had none in 1.25 million
+ * samples (docs/validation.md).
  */
 public record Durations(double biasSeconds, double oracleSeconds) {
-    public static final Durations CI = new Durations(1.5, 10);
+    public static final Durations CI = new Durations(1.5, 6);
     public static final Durations FULL = new Durations(10, 10);
 
     /** FULL when system property stackreq.validate.full is true. */

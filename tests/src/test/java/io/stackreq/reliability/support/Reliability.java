@@ -28,7 +28,7 @@ public final class Reliability {
      * minutes), 30 minutes long.
      */
     public static int stressSeconds() {
-        return Integer.getInteger("stackreq.stress.seconds", longRun() ? 30 * 60 : 40);
+        return Integer.getInteger("stackreq.stress.seconds", longRun() ? 30 * 60 : 25);
     }
 
     /** Mutated files per input kind fed to the CLI: a few hundred in CI, 10,000+ long. */
