@@ -198,20 +198,18 @@ void* AsgctWalk::context_of_interrupted_code(const ThreadSlotView& thread, void*
 // The request's frames, the agent's and its handler's: a few, rarely more.
 constexpr uint32_t kMaxHandlerFrames = 32;
 
-void* AsgctWalk::signal_context_of_caller(const ThreadSlotView& thread, const void* own_context) {
-    if (thread.stack_high == 0) return nullptr;
-    const uintptr_t context = NativeUnwinder::signal_frame_above(StackBounds{thread.stack_low, thread.stack_high},
-                                                                 read_registers(own_context), g_signal_restorer,
-                                                                 kMaxHandlerFrames);
-    return context != 0 && thread.holds(context, kUcontextSize) ? reinterpret_cast<void*>(context) : nullptr;
-}
-
 void* AsgctWalk::signal_context_of_caller(const StackBounds& stack, const void* own_context) {
     const uintptr_t context =
         NativeUnwinder::signal_frame_above(stack, read_registers(own_context), g_signal_restorer, kMaxHandlerFrames);
     // The ucontext is then read directly: it lies on this thread's own stack, above the frames
     // this call runs in, whether or not HotSpot knows the stack's bounds.
     return context != 0 && context + kUcontextSize <= stack.high ? reinterpret_cast<void*>(context) : nullptr;
+}
+
+void* AsgctWalk::signal_context_of_caller(const ThreadSlotView& thread, const void* own_context) {
+    if (thread.stack_high == 0) return nullptr;
+    void* context = signal_context_of_caller(StackBounds{thread.stack_low, thread.stack_high}, own_context);
+    return context != nullptr && thread.holds(reinterpret_cast<uintptr_t>(context), kUcontextSize) ? context : nullptr;
 }
 
 uint64_t AsgctWalk::time_bare_walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
