@@ -89,7 +89,7 @@ EmitterState& emitter() {
     return state;
 }
 
-// What collect() needs from the resolver and the thread directory.
+// What collect() needs from the resolver and the thread identities.
 class Entries : public EntryLookup {
 public:
     explicit Entries(const EmitterState& e) : e_(e) {}

@@ -27,7 +27,7 @@
 namespace stackreq {
 
 // Where collect() finds the methods and threads its events refer to (the emitter's method
-// resolver and thread directory; a table in the unit test).
+// resolver and thread identities; a table in the unit test).
 class EntryLookup {
 public:
     virtual const MethodEntry* method(uint64_t id) const = 0;
