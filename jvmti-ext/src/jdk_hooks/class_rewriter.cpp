@@ -38,17 +38,6 @@ jobject module_of(JNIEnv* jni, jclass klass) {
     return get_module == nullptr ? nullptr : jni->CallObjectMethod(klass, get_module);
 }
 
-jclass define_boot_class(JNIEnv* jni, const char* name, jbyteArray bytes) {
-    jsize length = jni->GetArrayLength(bytes);
-    jbyte* data = jni->GetByteArrayElements(bytes, nullptr);
-    if (data == nullptr) return nullptr;
-    jclass defined = jni->DefineClass(name, nullptr, data, length);
-    jni->ReleaseByteArrayElements(bytes, data, JNI_ABORT);
-    if (defined != nullptr) return defined;
-    // Defined by an earlier install (JFR initializes once, but an agent can be attached again).
-    jni->ExceptionClear();
-    return jni->FindClass(name);
-}
 
 std::string transformer_error(JNIEnv* jni, jclass transformer, jvmtiError retransformed) {
     std::string why = "RetransformClasses error " + std::to_string(retransformed);
@@ -67,6 +56,18 @@ std::string transformer_error(JNIEnv* jni, jclass transformer, jvmtiError retran
 }
 
 }  // namespace
+
+jclass define_boot_class(JNIEnv* jni, const char* name, jbyteArray bytes) {
+    jsize length = jni->GetArrayLength(bytes);
+    jbyte* data = jni->GetByteArrayElements(bytes, nullptr);
+    if (data == nullptr) return nullptr;
+    jclass defined = jni->DefineClass(name, nullptr, data, length);
+    jni->ReleaseByteArrayElements(bytes, data, JNI_ABORT);
+    if (defined != nullptr) return defined;
+    // Defined by an earlier install (JFR initializes once, but an agent can be attached again).
+    jni->ExceptionClear();
+    return jni->FindClass(name);
+}
 
 bool ClassRewriter::rewrite(JNIEnv* jni, const ClassRewrite& rewrite, jbyteArray hook_class_bytes,
                             std::string* error) {

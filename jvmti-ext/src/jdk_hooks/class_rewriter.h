@@ -20,6 +20,10 @@ struct ClassRewrite {
     jint hook_native_count;
 };
 
+// Defines the class file in bytes as name in the boot class loader, or finds it when an earlier
+// call defined it; null (exception cleared) when neither works. Normal context.
+jclass define_boot_class(JNIEnv* jni, const char* name, jbyteArray bytes);
+
 class ClassRewriter {
 public:
     // Normal context, a thread attached to the VM. hook_class_bytes: the class file of

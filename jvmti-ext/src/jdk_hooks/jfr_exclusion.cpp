@@ -11,6 +11,7 @@
 #include "agent/log.h"
 #include "emitter/jvmti_records.h"
 #include "hotspot/vm_structs.h"
+#include "jdk_hooks/class_rewriter.h"
 #include "native_unwind/safe_read.h"
 #include "request/thread_registry.h"
 
@@ -148,6 +149,58 @@ bool stand_in_after_attach(JNIEnv* jni, jclass jvm) {
     return true;
 }
 
+// The class file of io.stackreq.jfr.boot.ExclusionRebinder from the events jar (on the system class
+// path since load), or null.
+jbyteArray rebinder_class_bytes(JNIEnv* jni) {
+    jclass loader = jni->FindClass("java/lang/ClassLoader");
+    jmethodID resource = loader == nullptr ? nullptr
+                                           : jni->GetStaticMethodID(loader, "getSystemResourceAsStream",
+                                                                    "(Ljava/lang/String;)Ljava/io/InputStream;");
+    jstring name = resource == nullptr ? nullptr : jni->NewStringUTF("io/stackreq/jfr/boot/ExclusionRebinder.class");
+    jobject in = name == nullptr ? nullptr : jni->CallStaticObjectMethod(loader, resource, name);
+    jbyteArray bytes = nullptr;
+    if (!clear_exception(jni) && in != nullptr) {
+        jclass stream = jni->GetObjectClass(in);
+        jmethodID read_all = jni->GetMethodID(stream, "readAllBytes", "()[B");
+        if (read_all != nullptr) bytes = static_cast<jbyteArray>(jni->CallObjectMethod(in, read_all));
+        jmethodID close = jni->GetMethodID(stream, "close", "()V");
+        if (close != nullptr) jni->CallVoidMethod(in, close);
+        if (clear_exception(jni)) bytes = nullptr;
+    }
+    clear_exception(jni);
+    return bytes;
+}
+
+// ExclusionRebinder.bind(): binds the stand-ins with a boot class's frame on top.
+jclass g_rebinding_jvm = nullptr;
+bool g_rebound = false;
+void JNICALL bind_from_boot_frame(JNIEnv* jni, jclass) { g_rebound = stand_in_after_attach(jni, g_rebinding_jvm); }
+
+// Binds the stand-ins from ExclusionRebinder's frames, so that the JVM does not warn about a
+// platform native bound again from another class loader; directly (with those warnings) when
+// the class cannot be defined. Attach only, on the attaching thread; true when they are bound.
+bool stand_in_after_attach_quietly(JNIEnv* jni, jclass jvm) {
+    jbyteArray bytes = rebinder_class_bytes(jni);
+    jclass rebinder = bytes == nullptr ? nullptr : define_boot_class(jni, "io/stackreq/jfr/boot/ExclusionRebinder", bytes);
+    JNINativeMethod bind = {const_cast<char*>("bind"), const_cast<char*>("()V"),
+                            reinterpret_cast<void*>(bind_from_boot_frame)};
+    jmethodID run = nullptr;
+    if (rebinder != nullptr && jni->RegisterNatives(rebinder, &bind, 1) == JNI_OK) {
+        run = jni->GetStaticMethodID(rebinder, "run", "()V");
+    }
+    if (run == nullptr) {
+        clear_exception(jni);
+        Log::debug("ExclusionRebinder unavailable: JFR's natives are bound again from the attach thread");
+        return stand_in_after_attach(jni, jvm);
+    }
+    g_rebinding_jvm = jvm;
+    g_rebound = false;
+    jni->CallStaticVoidMethod(rebinder, run);
+    clear_exception(jni);
+    g_rebinding_jvm = nullptr;
+    return g_rebound;
+}
+
 }  // namespace
 
 bool request_capability(jvmtiEnv* jvmti) {
@@ -208,10 +261,11 @@ void on_attach(jvmtiEnv* jvmti, JNIEnv* jni) {
     // JFR bound exclude and include before stackreq was here, and binding the same function again
     // posts no NativeMethodBind (measured: calling JFR's JVM.registerNatives() again gave none,
     // and a JVM warning for each of its natives). So the JDK's functions are read where HotSpot
-    // keeps them, and the stand-ins bound with RegisterNatives; the JVM warns once for each
+    // keeps them, and the stand-ins bound with RegisterNatives from a boot class's frame: bound
+    // from the attach thread, the JVM warns once for each on the application's standard output
     // ("Re-registering of platform native method ... from code in a different classloader").
     const bool followed = g_jdk_exclude.load(std::memory_order_acquire) != nullptr ||
-                          stand_in_after_attach(jni, jvm);
+                          stand_in_after_attach_quietly(jni, jvm);
     // Then the threads excluded before: JVM.isExcluded(Thread) is static on JDK 25, an instance
     // method of JVM.getJVM() on 17.
     jobject instance = nullptr;
