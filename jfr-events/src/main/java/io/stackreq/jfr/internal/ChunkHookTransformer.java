@@ -2,7 +2,6 @@ package io.stackreq.jfr.internal;
 
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.FieldVisitor;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
@@ -11,11 +10,10 @@ import org.objectweb.asm.Opcodes;
  * Rewrites {@code jdk.jfr.internal.RepositoryChunk} so that {@code finish(Instant)} first calls
  * {@code io.stackreq.jfr.boot.ChunkFinishHook.finishing(String.valueOf(chunkFile))}, and its
  * constructors end by calling {@code ChunkFinishHook.opened(String.valueOf(chunkFile))}. Called by
- * libstackreq from its ClassFileLoadHook while it retransforms that one class.
- *
- * <p>The class is checked, not assumed: when the method or the {@code chunkFile} field is not
- * there (a JDK whose JFR works differently), nothing is changed and the caller is told why, so
- * that stackreq falls back to appending its events when a recording stops.
+ * libstackreq from its ClassFileLoadHook while it retransforms that one class. When the method or
+ * the {@code chunkFile} field is not there (a JDK whose JFR works differently), nothing is changed
+ * and the caller is told why, so that stackreq falls back to appending its events when a
+ * recording stops.
  */
 public final class ChunkHookTransformer {
     static final String TARGET = "jdk/jfr/internal/RepositoryChunk";
@@ -34,63 +32,10 @@ public final class ChunkHookTransformer {
      * not have the expected shape.
      */
     public static byte[] transform(byte[] classFile) {
-        try {
-            ClassReader reader = new ClassReader(classFile);
-            String fieldDescriptor = findFieldDescriptor(reader);
-            if (fieldDescriptor == null) {
-                lastError = TARGET + " has no field " + FIELD;
-                return null;
-            }
-            ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-            boolean[] found = new boolean[2];
-            reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-                @Override
-                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                        String[] exceptions) {
-                    MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
-                    if ("<init>".equals(name)) {
-                        found[1] = true;
-                        return new MethodVisitor(Opcodes.ASM9, next) {
-                            @Override
-                            public void visitInsn(int opcode) {
-                                if (opcode == Opcodes.RETURN) {
-                                    // The field is set by now; straight-line code before the
-                                    // return keeps the stack map frames valid.
-                                    callHook(this, fieldDescriptor, "opened");
-                                }
-                                super.visitInsn(opcode);
-                            }
-                        };
-                    }
-                    if (!METHOD.equals(name) || !METHOD_DESCRIPTOR.equals(descriptor)
-                            || (access & Opcodes.ACC_STATIC) != 0) {
-                        return next;
-                    }
-                    found[0] = true;
-                    return new MethodVisitor(Opcodes.ASM9, next) {
-                        @Override
-                        public void visitCode() {
-                            super.visitCode();
-                            // Straight-line code: the method's existing stack map frames stay valid.
-                            callHook(this, fieldDescriptor, "finishing");
-                        }
-                    };
-                }
-            }, 0);
-            if (!found[0]) {
-                lastError = TARGET + " has no method " + METHOD + METHOD_DESCRIPTOR;
-                return null;
-            }
-            if (!found[1]) {
-                lastError = TARGET + " has no constructor";
-                return null;
-            }
-            lastError = null;
-            return writer.toByteArray();
-        } catch (RuntimeException e) {
-            lastError = "cannot rewrite " + TARGET + ": " + e;
-            return null;
-        }
+        ClassRewriting.Result result = ClassRewriting.apply(TARGET, classFile,
+                (reader, writer) -> new Rewrite(writer, findFieldDescriptor(reader)));
+        lastError = result.error();
+        return result.classFile();
     }
 
     /** Why the last {@link #transform} returned null, or null. */
@@ -98,13 +43,64 @@ public final class ChunkHookTransformer {
         return lastError;
     }
 
-    /** {@code HOOK.method(String.valueOf(this.chunkFile))}. */
-    private static void callHook(MethodVisitor code, String fieldDescriptor, String method) {
-        code.visitVarInsn(Opcodes.ALOAD, 0);
-        code.visitFieldInsn(Opcodes.GETFIELD, TARGET, FIELD, fieldDescriptor);
-        code.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/String", "valueOf",
-                "(Ljava/lang/Object;)Ljava/lang/String;", false);
-        code.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, method, "(Ljava/lang/String;)V", false);
+    private static final class Rewrite extends ClassRewriting.Rewrite {
+        private final String fieldDescriptor;  // null: no such field, nothing is rewritten
+        private boolean foundMethod;
+        private boolean foundConstructor;
+
+        Rewrite(ClassVisitor writer, String fieldDescriptor) {
+            super(writer);
+            this.fieldDescriptor = fieldDescriptor;
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                String[] exceptions) {
+            MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+            if (fieldDescriptor == null) return next;
+            if ("<init>".equals(name)) {
+                foundConstructor = true;
+                return new MethodVisitor(Opcodes.ASM9, next) {
+                    @Override
+                    public void visitInsn(int opcode) {
+                        if (opcode == Opcodes.RETURN) {
+                            // The field is set by now; straight-line code before the return keeps
+                            // the stack map frames valid.
+                            callHook(this, "opened");
+                        }
+                        super.visitInsn(opcode);
+                    }
+                };
+            }
+            if (!METHOD.equals(name) || !METHOD_DESCRIPTOR.equals(descriptor) || (access & Opcodes.ACC_STATIC) != 0) {
+                return next;
+            }
+            foundMethod = true;
+            return new MethodVisitor(Opcodes.ASM9, next) {
+                @Override
+                public void visitCode() {
+                    super.visitCode();
+                    // Straight-line code: the method's existing stack map frames stay valid.
+                    callHook(this, "finishing");
+                }
+            };
+        }
+
+        @Override
+        String missing() {
+            if (fieldDescriptor == null) return TARGET + " has no field " + FIELD;
+            if (!foundMethod) return TARGET + " has no method " + METHOD + METHOD_DESCRIPTOR;
+            return foundConstructor ? null : TARGET + " has no constructor";
+        }
+
+        /** {@code HOOK.method(String.valueOf(this.chunkFile))}. */
+        private void callHook(MethodVisitor code, String method) {
+            code.visitVarInsn(Opcodes.ALOAD, 0);
+            code.visitFieldInsn(Opcodes.GETFIELD, TARGET, FIELD, fieldDescriptor);
+            code.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/String", "valueOf",
+                    "(Ljava/lang/Object;)Ljava/lang/String;", false);
+            code.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, method, "(Ljava/lang/String;)V", false);
+        }
     }
 
     private static String findFieldDescriptor(ClassReader reader) {
