@@ -104,5 +104,5 @@ void write_registers(void* ucontext, const Registers& registers) {
 }  // namespace stackreq
 
 #else
-#error "stackreq: only x86_64 Linux is implemented; add arch_<cpu>.cpp for this target"
+#error "stackreq: arch_x86_64.cpp is for x86_64 Linux; CMakeLists.txt picks arch_<cpu>.cpp by CMAKE_SYSTEM_PROCESSOR"
 #endif
