@@ -102,9 +102,10 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
                                              top);
     if (result > 0) return result;
     result = kWalkUnknownJava;
-    // The stub built a frame: caller's pc at fp+8, sp = fp+16. Stub frames are small; an fp far
-    // above sp is a stale frame pointer left by compiled code (C2 does not keep rbp as one), and
-    // walking from it would silently skip frames.
+    // The stub built a frame: caller's pc at fp+8, sp = fp+16 (on aarch64 too, HotSpot's frame
+    // record: `stp x29, x30, [sp, #-16]!; mov x29, sp`). Stub frames are small; an fp far above sp
+    // is a stale frame pointer left by compiled code (C2 does not keep rbp as one), and walking
+    // from it would silently skip frames.
     if (at_signal.fp >= at_signal.sp && at_signal.fp - at_signal.sp <= kMaxStubFrameBytes &&
         thread.holds(at_signal.fp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at_signal.fp);
@@ -112,7 +113,9 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
         result = walk_top_from(thread.jni, ucontext, caller, frames, max_depth, top);
         if (result > 0) return result;
     }
-    // A stub that builds no frame at all: the return address is at sp.
+    // A stub that builds no frame at all: the return address is at sp (on aarch64 it is in x30,
+    // which is not read yet: kFrameSetupKnown).
+    if (!kFrameSetupKnown) return result;
     const int32_t from_sp = walk_from_unbuilt_frame(thread, ucontext, FrameSetup::kReturnAddressOnTop, frames,
                                                     max_depth, top);
     return from_sp != 0 ? from_sp : result;
@@ -230,7 +233,8 @@ bool AsgctWalk::init() {
         if (libjvm != nullptr) symbol = dlsym(libjvm, "AsyncGetCallTrace");
     }
     g_async_get_call_trace = reinterpret_cast<AsyncGetCallTraceFunction>(symbol);
-    g_signal_restorer = find_signal_restorer();
+    // Without the x86_64 signal frame (kSignalFrameKnown) no frame is taken for a signal's.
+    g_signal_restorer = kSignalFrameKnown ? find_signal_restorer() : 0;
     return g_async_get_call_trace != nullptr;
 }
 
@@ -250,7 +254,8 @@ int32_t AsgctWalk::walk(const ThreadSlotView& thread, void* ucontext, CallFrame*
     // In a compiled method's prologue or epilogue its frame is not there: AsyncGetCallTrace
     // would still size it from sp and return a stack made of stale slots, so the walk starts
     // at the caller (the method itself is entered or left, and the sample goes to the caller).
-    if (thread.stack_high != 0 && CodePages::contains(pc, kInstructionBytes) && !StubCode::contains(pc)) {
+    if (kFrameSetupKnown && thread.stack_high != 0 && CodePages::contains(pc, kInstructionBytes) &&
+        !StubCode::contains(pc)) {
         const FrameSetup setup = compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
             const uint64_t walk_start = first_walk_cycles != nullptr ? cycle_counter() : 0;
