@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds libstackreq.so and libstackreq-perf.so for aarch64 Linux into BUILD/native (default
-# BUILD: /tmp/stackreq-aarch64), with the same flags as the x86_64 build (CMakeLists.txt). On an
-# x86_64 machine it cross-compiles with Debian's g++-aarch64-linux-gnu
-# (cmake/aarch64-linux-gnu.cmake); on an aarch64 machine it is the normal build. Installs what
-# is missing through apt (cmake, g++ or the cross g++, and with --test qemu-user-static).
-# RelWithDebInfo, as jvmti-ext/pom.xml builds the x86_64 libraries.
+# BUILD: jvmti-ext/target/aarch64, beside Maven's x86_64 build in target/cmake), with the same
+# flags as the x86_64 build (CMakeLists.txt). On an x86_64 machine it cross-compiles with
+# Debian's g++-aarch64-linux-gnu (cmake/aarch64-linux-gnu.cmake); on an aarch64 machine it is
+# the normal build. Installs what is missing through apt (cmake, g++ or the cross g++, and with
+# --test qemu-user-static). RelWithDebInfo, as jvmti-ext/pom.xml builds the x86_64 libraries.
 #   jvmti-ext/build-aarch64.sh [--test] [BUILD]
 # --test also runs the native unit tests that apply to aarch64 with CTest; cross-built, ctest
 # runs each under qemu-aarch64-static (-L the cross sysroot, /usr/aarch64-linux-gnu). perf events
@@ -19,7 +19,7 @@ if [[ ${1:-} == --test ]]; then
     test=1
     shift
 fi
-build=${1:-/tmp/stackreq-aarch64}
+build=${1:-$here/target/aarch64}
 
 cross=0
 [[ $(uname -m) != aarch64 ]] && cross=1

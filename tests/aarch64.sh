@@ -24,7 +24,8 @@
 # of exactly one event, the last statistics event says accepted = emitted + dropped with nothing
 # pending and emitted = the events in the file, and at least 97% of the stacks with Workload's
 # frames reach their thread's first frame (Workload.main or Thread.run; about 1% end early at a
-# compiled frame, AsyncGetCallTrace's own). About 2.5 minutes with the cross build, 45 s after it.
+# compiled frame, not understood yet: README, Platforms). About 2.5 minutes with the cross build,
+# 45 s after it.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).
 set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
@@ -122,9 +123,10 @@ arm64_jdk() {
 }
 
 # The end-to-end check (see the top). Work files in $STACKREQ_AARCH64_WORK, default
-# /tmp/stackreq-aarch64-run: the recording, the samples, both agents' log.
+# tests/target/aarch64-run: the recording, the samples, both agents' log.
 aarch64_run() {
-    local seconds=${1:-20} work=${STACKREQ_AARCH64_WORK:-/tmp/stackreq-aarch64-run} build=/tmp/stackreq-aarch64
+    local seconds=${1:-20} work=${STACKREQ_AARCH64_WORK:-$repo/tests/target/aarch64-run}
+    local build=$repo/jvmti-ext/target/aarch64
     local host_jdk arm_jdk root events_jar java=() need_packages=()
     [[ $seconds =~ ^[0-9]+$ ]] || { echo "tests/aarch64.sh: run takes a number of seconds, not '$seconds'" >&2; return 2; }
     command -v mvn >/dev/null || need_packages+=(maven)
