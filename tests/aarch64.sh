@@ -22,10 +22,9 @@
 # not available on aarch64 yet; it says so) and a JFR recording takes the jdk.StackTraceRequest
 # events. Then, with the host JDK's jfr: events arrived, each sample's userData is the userData
 # of exactly one event, the last statistics event says accepted = emitted + dropped with nothing
-# pending and emitted = the events in the file, and at least 97% of the stacks with Workload's
-# frames reach their thread's first frame (Workload.main or Thread.run; about 1% end early at a
-# compiled frame, not understood yet: README, Platforms). About 2.5 minutes with the cross build,
-# 45 s after it.
+# pending and emitted = the events in the file, and at least 99% of the stacks with Workload's
+# frames reach their thread's first frame (Workload.main or Thread.run). About 2.5 minutes with
+# the cross build, 45 s after it.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).
 set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done

@@ -87,9 +87,9 @@ public final class CheckRecording {
         System.out.printf("events: %d, failed %d; %d with Workload frames, %d of them from the thread's first frame; samples by result %s%n",
                 events.size(), failed, workload, whole, resultCounts);
         if (workload == 0) broken.add("no stack with a frame of Workload");
-        // About 1% of AsyncGetCallTrace's aarch64 stacks still end early at a compiled frame (under
-        // qemu, JDK 17; x86_64 has none in this program): more than 3% is a regression.
-        if (whole < workload * 97 / 100) broken.add("fewer than 97% of Workload's stacks reach the thread's first frame");
+        // A stack that does not is cut short or made of stale frames (the walks from C code in Java
+        // state did that on aarch64 before they were refused); 1% leaves room for what is not known.
+        if (whole < workload * 99 / 100) broken.add("fewer than 99% of Workload's stacks reach the thread's first frame");
         for (String rule : broken) System.out.println("BROKEN: " + rule);
         System.exit(broken.isEmpty() ? 0 : 1);
     }

@@ -147,7 +147,10 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     if (!kHotSpotFramesKnown) {
         Log::warn("frame types are not available on %s yet: a stack's frames below its top physical frame keep "
                   "the type Java (undetermined)", kArchitecture);
-    } else if (!CodeHeaps::init(&walk_error)) {
+    }
+    // The code heaps and the frame anchors are read the same way on every architecture; without
+    // kHotSpotFramesKnown only AsgctWalk uses them (to refuse walks from C code in Java state).
+    if (!CodeHeaps::init(&walk_error)) {
         Log::warn("%s: only the frames of the top physical frame get a frame type", walk_error.c_str());
     } else if (!PhysicalWalk::init(jni, thread, &walk_error)) {
         Log::warn("%s: the frames of threads in the VM or in native code get no frame type", walk_error.c_str());

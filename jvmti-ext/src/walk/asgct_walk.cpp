@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hotspot/code_heaps.h"
 #include "hotspot/code_pages.h"
 #include "hotspot/stub_code.h"
 #include "native_unwind/arch.h"
+#include "walk/physical_walk.h"
 
 namespace stackreq {
 
@@ -68,6 +70,21 @@ int32_t walk_top_from(JNIEnv* jni, const void* ucontext, const Registers& regist
 constexpr uintptr_t kMaxStubFrameBytes = 512;
 // How many bytes of code at a PC the frame-setup decoding may read.
 constexpr uintptr_t kInstructionBytes = 16;
+
+// Whether pc is in C or C++ code while the thread is in Java (its frame anchor known and empty):
+// the signal came in another signal's handler (JFR's thread suspension, a safepoint poll's) or in
+// a leaf call from Java code. AsyncGetCallTrace then follows the C frames' frame records; on
+// aarch64 (kSignalFrameKnown false) they lead into the signal frame's record of the interrupted
+// code, which holds its x30, not its PC, and the walk goes on from that stale return address
+// (under qemu, 1% of the stacks of a program JFR samples too, cut short or with frames that were
+// not there). On x86_64 such a walk ends at the signal frame instead.
+bool in_c_code_in_java_state(const ThreadSlotView& thread, uintptr_t pc) {
+    if (PhysicalWalk::in_interpreter(pc) || StubCode::contains(pc) || CodePages::contains(pc, 1)) return false;
+    uintptr_t method = 0;
+    bool frameless = false;
+    const bool in_jvm_code = CodeHeaps::frame_words_and_method_at(pc, &method, nullptr, &frameless) > 0 || frameless;
+    return !in_jvm_code && PhysicalWalk::without_java_frames(thread);
+}
 
 bool failed_in_java_code(int32_t result) {
     return result == kWalkUnknownJava || result == kWalkNotWalkableJava;
@@ -237,6 +254,7 @@ int32_t AsgctWalk::walk(const ThreadSlotView& thread, void* ucontext, CallFrame*
         if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
     }
     const uintptr_t pc = read_registers(ucontext).pc;
+    if (!kSignalFrameKnown && thread.stack_high != 0 && in_c_code_in_java_state(thread, pc)) return kWalkUnknownNotJava;
     // In a compiled method's prologue or epilogue its frame is not there: AsyncGetCallTrace
     // would still size it from sp and return a stack made of stale slots, so the walk starts
     // at the caller (the method itself is entered or left, and the sample goes to the caller).
