@@ -23,7 +23,7 @@
 # complete one there is used without asking the registry; `tests/jdk21.sh --update` fetches
 # trixie's current version when it is newer.
 # Usable alone (prints the home) or sourced (defines stackreq_jdk21).
-# Only amd64 (x86_64): the only architecture stackreq supports yet.
+# Only amd64 (x86_64): the architecture stackreq's test suite runs on (aarch64: tests/aarch64.sh).
 
 stackreq_jdk21() {
     local update=${1:-} cache base dir home

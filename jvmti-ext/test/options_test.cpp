@@ -2,6 +2,7 @@
 
 #include "agent/options.h"
 #include "check.h"
+#include "native_unwind/arch.h"
 
 using namespace stackreq;
 
@@ -11,7 +12,33 @@ static bool parses(const char* text, Options* out, std::string* error) {
     return parse_options(text, out, error);
 }
 
+// x86_64 keeps every option as given; aarch64 refuses native=on and falls back from the VMStructs
+// walk and from the signal frame search, one notice each (native_unwind/arch.h).
+static void test_architecture_limits() {
+    Options o;
+    std::string error;
+    std::vector<std::string> notices;
+    CHECK(parses("", &o, &error) && limit_to_architecture(&o, &notices, &error));
+    if (kHotSpotFramesKnown && kSignalFrameKnown) {
+        CHECK(notices.empty() && o.walker == Walker::kVmStructs && o.null_ucontext_from_signal);
+    } else {
+        CHECK(notices.size() == 2 && o.walker == Walker::kAsyncGetCallTrace && !o.null_ucontext_from_signal);
+        CHECK(notices[0] == std::string("walker=vmstructs is not available on ") + kArchitecture +
+                                " yet; stacks are walked with AsyncGetCallTrace");
+        CHECK(notices[1].rfind("null-ucontext=signal is not available on ", 0) == 0);
+    }
+    notices.clear();
+    CHECK(parses("walker=asgct,null-ucontext=safepoint", &o, &error) && limit_to_architecture(&o, &notices, &error));
+    CHECK(notices.empty() && o.walker == Walker::kAsyncGetCallTrace && !o.null_ucontext_from_signal);
+    CHECK(parses("native=on", &o, &error));
+    CHECK(limit_to_architecture(&o, &notices, &error) == kNativeUnwindKnown);
+    CHECK(kNativeUnwindKnown ? error.empty()
+                             : error == std::string("native=on is not available on ") + kArchitecture +
+                                            " yet (the native unwinder knows x86_64's unwind rules only)");
+}
+
 int main() {
+    test_architecture_limits();
     Options o;
     std::string error;
     CHECK(parses(nullptr, &o, &error) && o.ring_slots == 4096 && o.max_depth == 256 && o.extensions);

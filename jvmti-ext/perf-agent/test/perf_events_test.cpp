@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -486,6 +487,13 @@ void test_task_watcher() {
     CHECK(g_armed_tids == std::set<pid_t>{worker_tid.load()} && g_disarmed_tids.empty());
     release.store(true);
     worker.join();
+    // join returns when the thread's tid word is cleared, which comes before the kernel removes the
+    // task from /proc/self/task (a moment natively; under qemu's user-mode emulation the host
+    // thread may outlive it by milliseconds): gone means gone from /proc, as the watcher sees it.
+    const std::string worker_task = "/proc/self/task/" + std::to_string(worker_tid.load());
+    for (int waited_ms = 0; access(worker_task.c_str(), F_OK) == 0 && waited_ms < 5000; waited_ms++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     g_armed_tids.clear();
     TaskWatcher::rescan(&known, record_arm, record_disarm);
     CHECK(g_armed_tids.empty() && g_disarmed_tids == std::set<pid_t>{worker_tid.load()});
@@ -731,6 +739,13 @@ void test_probe_failure_message() {
         return;
     }
     fprintf(stderr, "probe: %s\n", error.c_str());
+    // Without perf events at all (a container that forbids them, qemu's user-mode emulation, where
+    // perf_event_open is ENOSYS) the leader fails first, and the way out is the other engine.
+    if (error.rfind("cannot open event 'task-clock': ", 0) == 0) {
+        fprintf(stderr, "SKIPPED cache-misses failure message test: no perf events here\n");
+        CHECK(error.find("try engine=cpu-timer") != std::string::npos);
+        return;
+    }
     CHECK(error.rfind("cannot open event 'cache-misses': ", 0) == 0);
     CHECK(error.find("try event=task-clock or event=page-faults") != std::string::npos);
     CHECK(error.find('\n') == std::string::npos);

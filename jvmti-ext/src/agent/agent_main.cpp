@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "agent/agent_state.h"
 #include "agent/extension_functions.h"
@@ -26,6 +27,7 @@
 #include "jdk_hooks/jfr_bridge.h"
 #include "jdk_hooks/jfr_exclusion.h"
 #include "jdk_hooks/settings_poll.h"
+#include "native_unwind/arch.h"
 #include "native_unwind/native_libraries.h"
 #include "native_unwind/native_unwind.h"
 #include "request/latency_histogram.h"
@@ -142,6 +144,12 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     if (attached) jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
     Log::info("%u stub code ranges known", StubCode::size());
     std::string walk_error;
+    if (!kHotSpotFramesKnown) {
+        Log::warn("frame types are not available on %s yet: a stack's frames below its top physical frame keep "
+                  "the type Java (undetermined)", kArchitecture);
+    }
+    // The code heaps and the frame anchors are read the same way on every architecture; without
+    // kHotSpotFramesKnown only AsgctWalk uses them (to refuse walks from C code in Java state).
     if (!CodeHeaps::init(&walk_error)) {
         Log::warn("%s: only the frames of the top physical frame get a frame type", walk_error.c_str());
     } else if (!PhysicalWalk::init(jni, thread, &walk_error)) {
@@ -212,7 +220,9 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     *serving = false;
     AgentState& state = agent();
     std::string error;
-    if (!parse_options(option_text, &state.options, &error)) {
+    std::vector<std::string> architecture_notices;
+    if (!parse_options(option_text, &state.options, &error) ||
+        !limit_to_architecture(&state.options, &architecture_notices, &error)) {
         std::fprintf(stderr, "stackreq: %s\n", error.c_str());
         return JNI_ERR;
     }
@@ -236,6 +246,7 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
         return JNI_OK;
     }
     *serving = true;
+    for (const std::string& notice : architecture_notices) Log::warn("%s", notice.c_str());
     Emitter::set_jfr_hooks({&ChunkHook::installed, &ChunkHook::request_new_chunk, &SettingsPoll::poll});
     state.file_mode = !options.file.empty();
     state.measure_latency = !options.latency_path.empty();

@@ -1,5 +1,7 @@
 #include "agent/options.h"
 
+#include "native_unwind/arch.h"
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -123,6 +125,28 @@ bool parse_options(const char* text, Options* out, std::string* error) {
             *error = "malformed option '" + item + "'";
             return false;
         }
+    }
+    return true;
+}
+
+bool limit_to_architecture(Options* options, std::vector<std::string>* notices, std::string* error) {
+    const std::string architecture = kArchitecture;
+    // Native frames that may be wrong are worse than none: the caller asked for them, so say no.
+    if (options->native_frames && !kNativeUnwindKnown) {
+        *error = "native=on is not available on " + architecture +
+                 " yet (the native unwinder knows x86_64's unwind rules only)";
+        return false;
+    }
+    if (options->walker == Walker::kVmStructs && !kHotSpotFramesKnown) {
+        options->walker = Walker::kAsyncGetCallTrace;
+        notices->push_back("walker=vmstructs is not available on " + architecture +
+                           " yet; stacks are walked with AsyncGetCallTrace");
+    }
+    if (options->null_ucontext_from_signal && !kSignalFrameKnown) {
+        options->null_ucontext_from_signal = false;
+        notices->push_back("null-ucontext=signal is not available on " + architecture +
+                           " yet; a request without a ucontext gets the stack at the call or at the thread's "
+                           "next safepoint (null-ucontext=safepoint)");
     }
     return true;
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "agent/log.h"
 
@@ -44,6 +45,12 @@ struct Options {
 // Parses text (may be null or empty) into *out. On error returns false and sets *error to one
 // line naming the offending option.
 bool parse_options(const char* text, Options* out, std::string* error);
+
+// What this architecture lacks (native_unwind/arch.h's k...Known): native=on is refused (false,
+// *error one line); walker=vmstructs and null-ucontext=signal, the defaults, fall back to
+// walker=asgct and null-ucontext=safepoint, each with one line in *notices for the log. Does
+// nothing on x86_64.
+bool limit_to_architecture(Options* options, std::vector<std::string>* notices, std::string* error);
 
 // "10ms", "250us", "1s", "500ns", "2m"; a bare number is milliseconds. Returns false on error.
 bool parse_duration_ns(const std::string& text, int64_t* out);

@@ -4,6 +4,7 @@
 #include <x86intrin.h>
 
 #include "native_unwind/arch.h"
+#include "request/thread_registry.h"
 
 namespace stackreq {
 
@@ -94,6 +95,20 @@ bool in_return_poll_stub(uintptr_t pc, bool bytes_before) {
     return is_store_r10_in_thread(store) && is_lea_r10_rip(store - kLeaBytes);
 }
 
+bool caller_of_unbuilt_frame(const void* ucontext, FrameSetup setup, const ThreadSlotView& thread, Registers* caller) {
+    const Registers at_signal = read_registers(ucontext);
+    const uintptr_t* stack = reinterpret_cast<const uintptr_t*>(at_signal.sp);
+    if (setup == FrameSetup::kReturnAddressOnTop && thread.holds(at_signal.sp, sizeof(uintptr_t))) {
+        *caller = Registers{stack[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp};
+        return true;
+    }
+    if (setup == FrameSetup::kSavedFpOnTop && thread.holds(at_signal.sp, 2 * sizeof(uintptr_t))) {
+        *caller = Registers{stack[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), stack[0]};
+        return true;
+    }
+    return false;
+}
+
 void write_registers(void* ucontext, const Registers& registers) {
     mcontext_t& m = static_cast<ucontext_t*>(ucontext)->uc_mcontext;
     m.gregs[REG_RIP] = static_cast<greg_t>(registers.pc);
@@ -104,5 +119,5 @@ void write_registers(void* ucontext, const Registers& registers) {
 }  // namespace stackreq
 
 #else
-#error "stackreq: only x86_64 Linux is implemented; add arch_<cpu>.cpp for this target"
+#error "stackreq: arch_x86_64.cpp is for x86_64 Linux; CMakeLists.txt picks arch_<cpu>.cpp by CMAKE_SYSTEM_PROCESSOR"
 #endif

@@ -179,7 +179,7 @@ jvmtiError request_current_thread(AgentState& state, void* ucontext, jlong user_
         }
         slot->top_pc = top.pc;
         if (vmstructs_walker) VmStructsWalk::note_left_walk(slot->frame_count);
-        slot->physical_count = slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
+        slot->physical_count = kHotSpotFramesKnown && slot->frame_count > 0 ? PhysicalWalk::walk(thread, top, slot->physical_pcs,
                                                                           static_cast<int32_t>(state.ring.max_depth()),
                                                                           &slot->physical_from_anchor)
                                                      : 0;

@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hotspot/code_heaps.h"
 #include "hotspot/code_pages.h"
 #include "hotspot/stub_code.h"
 #include "native_unwind/arch.h"
+#include "walk/physical_walk.h"
 
 namespace stackreq {
 
@@ -69,6 +71,21 @@ constexpr uintptr_t kMaxStubFrameBytes = 512;
 // How many bytes of code at a PC the frame-setup decoding may read.
 constexpr uintptr_t kInstructionBytes = 16;
 
+// Whether pc is in C or C++ code while the thread is in Java (its frame anchor known and empty):
+// the signal came in another signal's handler (JFR's thread suspension, a safepoint poll's) or in
+// a leaf call from Java code. AsyncGetCallTrace then follows the C frames' frame records; on
+// aarch64 (kSignalFrameKnown false) they lead into the signal frame's record of the interrupted
+// code, which holds its x30, not its PC, and the walk goes on from that stale return address
+// (under qemu, 1% of the stacks of a program JFR samples too, cut short or with frames that were
+// not there). On x86_64 such a walk ends at the signal frame instead.
+bool in_c_code_in_java_state(const ThreadSlotView& thread, uintptr_t pc) {
+    if (PhysicalWalk::in_interpreter(pc) || StubCode::contains(pc) || CodePages::contains(pc, 1)) return false;
+    uintptr_t method = 0;
+    bool frameless = false;
+    const bool in_jvm_code = CodeHeaps::frame_words_and_method_at(pc, &method, nullptr, &frameless) > 0 || frameless;
+    return !in_jvm_code && PhysicalWalk::without_java_frames(thread);
+}
+
 bool failed_in_java_code(int32_t result) {
     return result == kWalkUnknownJava || result == kWalkNotWalkableJava;
 }
@@ -77,20 +94,9 @@ bool failed_in_java_code(int32_t result) {
 // The reads are within the thread's own stack mapping, so they cannot fault.
 int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, FrameSetup setup, CallFrame* frames,
                                 uint32_t max_depth, Registers* top) {
-    const Registers at_signal = read_registers(ucontext);
-    const uintptr_t* stack = reinterpret_cast<const uintptr_t*>(at_signal.sp);
-    // pc - 1: inside the call instruction, so the caller's line is the call's, not the next.
-    if (setup == FrameSetup::kReturnAddressOnTop && thread.holds(at_signal.sp, sizeof(uintptr_t))) {
-        return walk_top_from(thread.jni, ucontext,
-                             Registers{stack[0] - 1, at_signal.sp + sizeof(uintptr_t), at_signal.fp}, frames,
-                             max_depth, top);
-    }
-    if (setup == FrameSetup::kSavedFpOnTop && thread.holds(at_signal.sp, 2 * sizeof(uintptr_t))) {
-        return walk_top_from(thread.jni, ucontext,
-                             Registers{stack[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), stack[0]}, frames,
-                             max_depth, top);
-    }
-    return 0;
+    Registers caller{};
+    if (setup == FrameSetup::kBuilt || !caller_of_unbuilt_frame(ucontext, setup, thread, &caller)) return 0;
+    return walk_top_from(thread.jni, ucontext, caller, frames, max_depth, top);
 }
 
 // Retries the walk with registers that describe the caller of the stub.
@@ -228,7 +234,8 @@ bool AsgctWalk::init() {
         if (libjvm != nullptr) symbol = dlsym(libjvm, "AsyncGetCallTrace");
     }
     g_async_get_call_trace = reinterpret_cast<AsyncGetCallTraceFunction>(symbol);
-    g_signal_restorer = find_signal_restorer();
+    // Without the x86_64 signal frame (kSignalFrameKnown) no frame is taken for a signal's.
+    g_signal_restorer = kSignalFrameKnown ? find_signal_restorer() : 0;
     return g_async_get_call_trace != nullptr;
 }
 
@@ -245,6 +252,7 @@ int32_t AsgctWalk::walk(const ThreadSlotView& thread, void* ucontext, CallFrame*
         if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
     }
     const uintptr_t pc = read_registers(ucontext).pc;
+    if (!kSignalFrameKnown && thread.stack_high != 0 && in_c_code_in_java_state(thread, pc)) return kWalkUnknownNotJava;
     // In a compiled method's prologue or epilogue its frame is not there: AsyncGetCallTrace
     // would still size it from sp and return a stack made of stale slots, so the walk starts
     // at the caller (the method itself is entered or left, and the sample goes to the caller).
@@ -266,8 +274,10 @@ int32_t AsgctWalk::walk(const ThreadSlotView& thread, void* ucontext, CallFrame*
     }
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled
-    // method's prologue, libjvm) unwinding one frame would silently drop Java frames.
-    if (!StubCode::contains(pc)) return result;
+    // method's prologue, libjvm) unwinding one frame would silently drop Java frames. On aarch64
+    // the stubs' frames are not known yet: a retry from x29's frame record there gave stacks cut
+    // short below the stub's caller (1% of them under qemu), where failing says what happened.
+    if (!kStubFramesKnown || !StubCode::contains(pc)) return result;
     int32_t retried = walk_from_caller(thread, ucontext, frames, max_depth, top);
     if (retried > 0) {
         *recovered = true;

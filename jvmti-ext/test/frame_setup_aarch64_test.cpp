@@ -1,0 +1,124 @@
+// Reading how far a compiled method's frame is set up from the instructions at a PC, and where
+// its caller is then (arch_aarch64.cpp), on the instruction sequences HotSpot's aarch64 C1 and C2
+// frames use (encodings checked with aarch64-linux-gnu-as). aarch64 only.
+#include <ucontext.h>
+
+#include <cstdint>
+
+#include "check.h"
+#include "native_unwind/arch.h"
+#include "request/thread_registry.h"
+
+using namespace stackreq;
+
+namespace {
+
+constexpr uint32_t kNop = 0xd503201f, kRet = 0xd65f03c0;
+
+FrameSetup at(const uint32_t* code, int index) { return compiled_frame_setup_at(reinterpret_cast<uintptr_t>(code + index)); }
+
+// A small frame (64 bytes) as C2 builds and frees it, with its stack bang and return poll.
+const uint32_t kSmallFrame[] = {
+    kNop,        //  0 the verified entry's patching nop
+    0xd14053e9,  //  1 sub x9, sp, #0x14, lsl #12   (stack bang)
+    0xf900013f,  //  2 str xzr, [x9]
+    0xd10103ff,  //  3 sub sp, sp, #0x40
+    0xa9037bfd,  //  4 stp x29, x30, [sp, #48]
+    0xf9000be0,  //  5 str x0, [sp, #16]            (body)
+    0xa9437bfd,  //  6 ldp x29, x30, [sp, #48]
+    0x910103ff,  //  7 add sp, sp, #0x40
+    0xf9401788,  //  8 ldr x8, [x28, #40]           (return poll)
+    0xeb2863ff,  //  9 cmp sp, x8
+    0x54000208,  // 10 b.hi slow path
+    kRet,        // 11
+    kNop, kNop, kNop, kNop,
+};
+
+// A large frame (0x240 bytes): the record pushed first, popped last.
+const uint32_t kLargeFrame[] = {
+    kNop,        //  0
+    0xa9bf7bfd,  //  1 stp x29, x30, [sp, #-16]!
+    0xd108c3ff,  //  2 sub sp, sp, #0x230
+    0xf9000be0,  //  3 str x0, [sp, #16]            (body)
+    0x9108c3ff,  //  4 add sp, sp, #0x230
+    0xa8c17bfd,  //  5 ldp x29, x30, [sp], #16
+    kRet,        //  6
+    kNop, kNop, kNop, kNop,
+};
+
+// The unverified entry before it: the inline cache check, then its miss path.
+const uint32_t kUnverifiedEntry[] = {
+    0xb9400828,  //  0 ldr w8, [x1, #8]
+    0x6b08013f,  //  1 cmp w9, w8
+    0x54000060,  //  2 b.eq verified entry
+    0x14000000,  //  3 b ic miss stub
+    kNop, kNop, kNop, kNop,
+};
+
+void test_unverified_entry() {
+    for (int i : {0, 1}) CHECK(at(kUnverifiedEntry, i) == FrameSetup::kReturnAddressInLink);
+    // A compare of other registers is body code.
+    const uint32_t body[] = {0xeb01001f /* cmp x0, x1 */, 0x54000060, kNop, kNop, kNop, kNop};
+    CHECK(at(body, 0) == FrameSetup::kBuilt);
+}
+
+void test_small_frame() {
+    for (int i : {0, 1, 2, 3, 4}) CHECK(at(kSmallFrame, i) == FrameSetup::kReturnAddressInLink);
+    CHECK(at(kSmallFrame, 5) == FrameSetup::kBuilt);
+    CHECK(at(kSmallFrame, 6) == FrameSetup::kBuilt);  // ldp: the record is still where it was stored
+    for (int i : {7, 8, 9, 10, 11}) CHECK(at(kSmallFrame, i) == FrameSetup::kReturnAddressInLink);
+}
+
+void test_large_frame() {
+    CHECK(at(kLargeFrame, 0) == FrameSetup::kReturnAddressInLink);
+    CHECK(at(kLargeFrame, 1) == FrameSetup::kReturnAddressInLink);
+    CHECK(at(kLargeFrame, 2) == FrameSetup::kSavedFpOnTop);
+    CHECK(at(kLargeFrame, 3) == FrameSetup::kBuilt);
+    CHECK(at(kLargeFrame, 4) == FrameSetup::kBuilt);  // add before the pop: the frame is whole
+    CHECK(at(kLargeFrame, 5) == FrameSetup::kSavedFpOnTop);
+    CHECK(at(kLargeFrame, 6) == FrameSetup::kReturnAddressInLink);
+}
+
+// The caller's registers from a signal at each point: its PC from x30 or from the record, its sp
+// above the signal's by what the instruction at pc has yet to undo.
+void test_callers() {
+    alignas(16) uintptr_t stack[64] = {};
+    const uintptr_t low = reinterpret_cast<uintptr_t>(stack);
+    ThreadSlotView thread{nullptr, low, low + sizeof(stack), false, 0};
+    constexpr uintptr_t kReturn = 0x7f0000001234, kCallerFp = 0x7f0000fff000;
+    ucontext_t context{};
+    context.uc_mcontext.regs[30] = kReturn;
+    const uintptr_t caller_sp = low + 0x100;
+    Registers caller{};
+    // At the record store: the 64-byte frame is allocated already.
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kSmallFrame + 4), caller_sp - 0x40, kCallerFp});
+    CHECK(caller_of_unbuilt_frame(&context, FrameSetup::kReturnAddressInLink, thread, &caller));
+    CHECK(caller.pc == kReturn - 1 && caller.sp == caller_sp && caller.fp == kCallerFp);
+    // At the free after the record is loaded again.
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kSmallFrame + 7), caller_sp - 0x40, kCallerFp});
+    CHECK(caller_of_unbuilt_frame(&context, FrameSetup::kReturnAddressInLink, thread, &caller));
+    CHECK(caller.pc == kReturn - 1 && caller.sp == caller_sp);
+    // At the return poll: nothing left below the caller's sp.
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kSmallFrame + 9), caller_sp, kCallerFp});
+    CHECK(caller_of_unbuilt_frame(&context, FrameSetup::kReturnAddressInLink, thread, &caller));
+    CHECK(caller.pc == kReturn - 1 && caller.sp == caller_sp);
+    // A large frame's record on top: the caller's PC and fp from it, not from x30.
+    const uintptr_t record = caller_sp - 16;
+    stack[(record - low) / sizeof(uintptr_t)] = kCallerFp;
+    stack[(record - low) / sizeof(uintptr_t) + 1] = kReturn + 8;
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kLargeFrame + 5), record, 0});
+    CHECK(caller_of_unbuilt_frame(&context, FrameSetup::kSavedFpOnTop, thread, &caller));
+    CHECK(caller.pc == kReturn + 7 && caller.sp == caller_sp && caller.fp == kCallerFp);
+    // Off the thread's stack, or without a return address: no caller.
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kSmallFrame + 9), low + sizeof(stack), 0});
+    CHECK(!caller_of_unbuilt_frame(&context, FrameSetup::kReturnAddressInLink, thread, &caller));
+    context.uc_mcontext.regs[30] = 0;
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kSmallFrame + 9), caller_sp, 0});
+    CHECK(!caller_of_unbuilt_frame(&context, FrameSetup::kReturnAddressInLink, thread, &caller));
+    // x86_64's reading has no meaning here.
+    CHECK(!caller_of_unbuilt_frame(&context, FrameSetup::kReturnAddressOnTop, thread, &caller));
+}
+
+}  // namespace
+
+int main() { return run_tests("frame_setup_aarch64_test", {test_unverified_entry, test_small_frame, test_large_frame, test_callers}); }
