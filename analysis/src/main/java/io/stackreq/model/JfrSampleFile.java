@@ -51,8 +51,8 @@ public final class JfrSampleFile implements SampleSource {
         this.weight = spec.weight();
         this.weightInNanoseconds = weightInNanoseconds;
         String metric = spec.metricName();
-        this.header = new SampleFileHeader(JFR, metric, List.of(metric), 0, weightInNanoseconds ? "ns" : "count", -1,
-                "epoch");
+        this.header = new SampleFileHeader(JFR, metric, List.of(metric),
+                new SampleFileHeader.SamplePeriod(0, weightInNanoseconds ? "ns" : "count"), -1, "epoch");
     }
 
     /**

@@ -138,8 +138,9 @@ public final class SampleFileReader implements SampleSource {
         if (events.isEmpty()) {
             events.add(leader);
         }
-        return new SampleFileHeader(text(node, "engine", false), leader, events, node.path("period").asLong(0),
-                text(node, "periodUnit", false), node.path("pid").asLong(-1), text(node, "clock", false));
+        return new SampleFileHeader(text(node, "engine", false), leader, events,
+                new SampleFileHeader.SamplePeriod(node.path("period").asLong(0), text(node, "periodUnit", false)),
+                node.path("pid").asLong(-1), text(node, "clock", false));
     }
 
     private Sample sample(JsonNode node) {
@@ -153,7 +154,7 @@ public final class SampleFileReader implements SampleSource {
         }
         return new Sample(lineNumber, number(node, "userData"), number(node, "tid"), node.path("time").asLong(0),
                 node.path("cpu").asInt(-1), node.path("event").asText(header.leader()),
-                node.path("period").asLong(header.period()), deltas, node.path("error").asInt(0));
+                node.path("period").asLong(header.period().value()), deltas, node.path("error").asInt(0));
     }
 
     private SampleFileSummary summary(JsonNode node) {
