@@ -28,7 +28,7 @@ public final class TextReportFormatter {
         if (report.threads() != null) {
             threads(out, report);
             for (ThreadReport thread : report.threads()) {
-                out.append('\n').append("Thread ").append(thread.thread()).append(": ")
+                out.append('\n').append("Thread ").append(thread.identity().thread()).append(": ")
                         .append(pct(thread.totalPct())).append(" (").append(weight(thread.totalWeight(), report.unit()))
                         .append(")\n");
                 table(out, thread.entries(), report);
@@ -45,11 +45,12 @@ public final class TextReportFormatter {
         out.append(String.format(Locale.ROOT, "%8s %12s %9s %-12s %-12s  %s%n", "share", report.unit(), "samples",
                 "OS id", "kind", "thread"));
         for (ThreadReport thread : report.threads()) {
-            String ids = thread.osThreadIds().isEmpty() ? "-"
-                    : thread.osThreadIds().stream().map(String::valueOf).collect(Collectors.joining(","));
+            ThreadReport.Identity identity = thread.identity();
+            String ids = identity.osThreadIds().isEmpty() ? "-"
+                    : identity.osThreadIds().stream().map(String::valueOf).collect(Collectors.joining(","));
             out.append(String.format(Locale.ROOT, "%8s %12s %9s %-12s %-12s  %s%n", pct(thread.totalPct()),
-                    weight(thread.totalWeight(), report.unit()), count(thread.samples()), ids, thread.kind(),
-                    thread.thread()));
+                    weight(thread.totalWeight(), report.unit()), count(thread.samples()), ids, identity.kind(),
+                    identity.thread()));
         }
     }
 
@@ -65,17 +66,18 @@ public final class TextReportFormatter {
             out.append("  (no matched samples)\n");
         }
         for (ReportEntry entry : entries) {
+            ReportEntry.Weights weights = entry.weights();
             if (stacks) {
-                out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", pct(entry.selfPct()),
-                        weight(entry.self(), report.unit()), entry.stack().get(0)));
+                out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", pct(weights.selfPct()),
+                        weight(weights.self(), report.unit()), entry.stack().get(0)));
                 for (String frame : entry.stack().subList(1, entry.stack().size())) {
                     out.append(String.format(Locale.ROOT, "%8s %12s    at %s%n", "", "", frame));
                 }
             } else {
                 String name = entry.line() == null ? entry.name() : entry.name() + ":" + entry.line();
-                out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", pct(entry.selfPct()),
-                        weight(entry.self(), report.unit()), pct(entry.totalPct()),
-                        weight(entry.total(), report.unit()), name));
+                out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", pct(weights.selfPct()),
+                        weight(weights.self(), report.unit()), pct(weights.totalPct()),
+                        weight(weights.total(), report.unit()), name));
             }
         }
     }
