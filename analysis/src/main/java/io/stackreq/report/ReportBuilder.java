@@ -40,11 +40,13 @@ public final class ReportBuilder {
             threads.sort(Comparator.comparingLong(ThreadReport::totalWeight).reversed()
                     .thenComparing(thread -> thread.identity().thread()));
         }
-        return new Report(outcome.recording().file().toString(),
-                outcome.samplesFile() == null ? null : outcome.samplesFile().toString(), outcome.metric().name(),
-                outcome.metric().unit(), grouping.optionName(), totalWeight, outcome.quality().matched(),
-                outcome.quality().unmatched(), Report.Quality.of(outcome.quality()), outcome.scope(),
-                entries(all, totalWeight), threads);
+        return new Report(
+                new Report.Inputs(outcome.recording().file().toString(),
+                        outcome.samplesFile() == null ? null : outcome.samplesFile().toString()),
+                new Report.Legend(outcome.metric().name(), outcome.metric().unit(), grouping.optionName()),
+                new Report.Totals(totalWeight, outcome.quality().matched(), outcome.quality().unmatched()),
+                Report.Quality.of(outcome.quality()), outcome.scope(), new Report.Tables(entries(all, totalWeight),
+                        threads));
     }
 
     private List<ReportEntry> entries(CallTree tree, long totalWeight) {
