@@ -30,7 +30,7 @@ public final class SampleFileReader implements SampleSource {
     public static final String PERF_AGENT_LIBRARY = "libstackreq-perf.so";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** CPUs whose latest overflow is kept (a sample on another, from a file of no real machine, gets its own). */
+    /** CPUs whose latest overflow is kept: a sample on a higher-numbered one (no machine has one) gets its own. */
     private static final int MAX_CPUS = 1 << 12;
 
     private final Path file;
@@ -45,8 +45,8 @@ public final class SampleFileReader implements SampleSource {
     private boolean unterminatedLine;
     private boolean truncatedLastLine;
     /**
-     * The latest sample's overflow on each CPU, by CPU + 1 (-1 for none recorded): shared with the
-     * next samples of the same values, so a sample line makes no more objects than one Sample.
+     * The latest overflow read on each CPU, at CPU + 1 (CPU -1: not recorded), for {@link #overflow}
+     * to share: a sample line then makes one Sample and no Overflow of its own.
      */
     private Sample.Overflow[] latestOverflows = new Sample.Overflow[64];
 
