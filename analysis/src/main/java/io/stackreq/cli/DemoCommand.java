@@ -38,7 +38,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         List<String> javaArgs = List.of("-cp", ownClassPath(), BiasTrap.class.getName(), Integer.toString(seconds));
         ProfileSettings settings = new ProfileSettings(launch.javaLauncher(), launch.agents(),
-                "perf", "task-clock", "1ms", null, output.path, javaArgs);
+                new ProfileSettings.Sampling("perf", "task-clock", "1ms", null), output.path, javaArgs);
         spec.commandLine().getOut().println("stackreq demo: " + BiasTrap.DESCRIPTION);
         spec.commandLine().getOut().flush();
         int exitCode = Profiling.profileAndReport(settings, List.of(), spec.commandLine());

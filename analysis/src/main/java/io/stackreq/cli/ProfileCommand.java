@@ -136,8 +136,9 @@ final class ProfileCommand implements Callable<Integer> {
         // The 1 ms default is for time events; a count event without --period gets the agent's
         // default period for that event.
         String effectiveInterval = period == null && interval == null && leaderIsTimeEvent() ? "1ms" : interval;
-        return new ProfileSettings(java, launch.agents(), engine, event,
-                effectiveInterval, period, output.path, javaArgs, nativeFrames, allThreads);
+        return new ProfileSettings(java, launch.agents(),
+                new ProfileSettings.Sampling(engine, event, effectiveInterval, period), output.path, javaArgs,
+                new ProfileSettings.Coverage(nativeFrames, allThreads));
     }
 
     private boolean leaderIsTimeEvent() {

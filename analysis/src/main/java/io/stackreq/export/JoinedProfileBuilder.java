@@ -41,7 +41,7 @@ public final class JoinedProfileBuilder implements JoinListener {
         kinds.add(StackProfile.SAMPLES);
         this.metrics = List.copyOf(counters);
         this.profile = new StackProfile(new StackProfile.Description(kinds, leader,
-                header == null ? 0 : header.period(), startEpochNanos, durationNanos));
+                header == null ? 0 : header.period().value(), startEpochNanos, durationNanos));
     }
 
     /** How pprof names the unit of a metric ("ns" is "nanoseconds" to its readers). */

@@ -51,8 +51,8 @@ public final class JfrSampleFile implements SampleSource {
         this.weight = spec.weight();
         this.weightInNanoseconds = weightInNanoseconds;
         String metric = spec.metricName();
-        this.header = new SampleFileHeader(JFR, metric, List.of(metric), 0, weightInNanoseconds ? "ns" : "count", -1,
-                "epoch");
+        this.header = new SampleFileHeader(JFR, metric, List.of(metric),
+                new SampleFileHeader.SamplePeriod(0, weightInNanoseconds ? "ns" : "count"), -1, "epoch");
     }
 
     /**
@@ -163,6 +163,8 @@ public final class JfrSampleFile implements SampleSource {
         }
         int startTime = RecordingReader.fieldIndex(fields, JfrAttributes.START_TIME);
         String metric = header.leader();
+        // Every sample of this type has the same overflow: one, shared, keeps a sample one object.
+        Sample.Overflow overflow = new Sample.Overflow(type, 0, -1, 0);
         return values -> {
             ordinal[0]++;
             long userData = integer(values[keyIndex], type, key, ordinal[0]);
@@ -173,8 +175,8 @@ public final class JfrSampleFile implements SampleSource {
             long sampleWeight = weightIndex < 0 ? 1 : weightOf(values[weightIndex], type, ordinal[0]);
             IQuantity time = startTime < 0 ? null : (IQuantity) values[startTime];
             action.accept(new Sample(ordinal[0], userData, Sample.UNKNOWN_TID,
-                    time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS), -1, type, 0,
-                    Map.of(metric, sampleWeight), 0));
+                    time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS), overflow,
+                    Map.of(metric, sampleWeight)));
         };
     }
 

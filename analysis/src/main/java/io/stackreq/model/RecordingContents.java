@@ -30,6 +30,7 @@ public final class RecordingContents {
     private final List<long[]> userData;
     private final List<long[]> times;
     private final List<int[]> shapeIndices;
+    /** An event of each shape, its userData and time 0: its thread and trace are what its events share. */
     private final List<StackEvent> shapes;
     private final List<String> shapeRequesters;
     private final Map<String, Long> requesterEvents;
@@ -127,9 +128,8 @@ public final class RecordingContents {
     public StackEvent event(int index) {
         int event = inRecording(index);
         StackEvent shape = shapes.get(shapeIndices.get(event >>> BLOCK_BITS)[event & BLOCK_MASK]);
-        return new StackEvent(at(userData, event), at(times, event),
-                shape.threadName(), shape.javaThreadId(), shape.frames(), shape.truncated(), shape.failed(),
-                shape.biased());
+        // The thread and trace are the shape's, shared by its events: making an event is one object.
+        return new StackEvent(at(userData, event), at(times, event), shape.thread(), shape.trace());
     }
 
     private static long at(List<long[]> column, int index) {
@@ -211,8 +211,10 @@ public final class RecordingContents {
                         + " stack-trace events");
             }
             int shapeId = shapeIndex.computeIfAbsent(new ShapeKey(shape, requester), key -> {
-                shapes.add(new StackEvent(0, 0, shape.threadName(), shape.javaThreadId(), stacks.get(shape.stack()),
-                        shape.truncated(), shape.failed(), shape.biased()));
+                StackEvent.SampledThread thread = new StackEvent.SampledThread(shape.threadName(),
+                        shape.javaThreadId());
+                shapes.add(new StackEvent(0, 0, thread, new StackEvent.Trace(stacks.get(shape.stack()),
+                        shape.truncated(), shape.failed(), shape.biased())));
                 shapeRequesters.add(requester);
                 return shapes.size() - 1;
             });

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +30,8 @@ public final class SampleFileReader implements SampleSource {
     public static final String PERF_AGENT_LIBRARY = "libstackreq-perf.so";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** CPUs whose latest overflow is kept: a sample on a higher-numbered one (no machine has one) gets its own. */
+    private static final int MAX_CPUS = 1 << 12;
 
     private final Path file;
     private final InputStream in;
@@ -41,6 +44,11 @@ public final class SampleFileReader implements SampleSource {
     private SampleFileSummary summary;
     private boolean unterminatedLine;
     private boolean truncatedLastLine;
+    /**
+     * The latest overflow read on each CPU, at CPU + 1 (CPU -1: not recorded), for {@link #overflow}
+     * to share: a sample line then makes one Sample and no Overflow of its own.
+     */
+    private Sample.Overflow[] latestOverflows = new Sample.Overflow[64];
 
     private SampleFileReader(Path file, InputStream in) {
         this.file = file;
@@ -138,8 +146,9 @@ public final class SampleFileReader implements SampleSource {
         if (events.isEmpty()) {
             events.add(leader);
         }
-        return new SampleFileHeader(text(node, "engine", false), leader, events, node.path("period").asLong(0),
-                text(node, "periodUnit", false), node.path("pid").asLong(-1), text(node, "clock", false));
+        return new SampleFileHeader(text(node, "engine", false), leader, events,
+                new SampleFileHeader.SamplePeriod(node.path("period").asLong(0), text(node, "periodUnit", false)),
+                node.path("pid").asLong(-1), text(node, "clock", false));
     }
 
     private Sample sample(JsonNode node) {
@@ -151,9 +160,32 @@ public final class SampleFileReader implements SampleSource {
             }
             deltas.put(delta.getKey(), delta.getValue().asLong());
         }
+        Sample.Overflow overflow = overflow(node.path("event").asText(header.leader()),
+                node.path("period").asLong(header.period().value()), node.path("cpu").asInt(-1),
+                node.path("error").asInt(0));
         return new Sample(lineNumber, number(node, "userData"), number(node, "tid"), node.path("time").asLong(0),
-                node.path("cpu").asInt(-1), node.path("event").asText(header.leader()),
-                node.path("period").asLong(header.period()), deltas, node.path("error").asInt(0));
+                overflow, deltas);
+    }
+
+    /**
+     * The overflow of the previous sample on {@code cpu} when it has these values (nearly always:
+     * the leader, its period and 0 repeat), else a new one that the next samples on that CPU share.
+     */
+    private Sample.Overflow overflow(String event, long period, int cpu, int error) {
+        int slot = cpu + 1;
+        if (slot < 0 || slot >= MAX_CPUS) {
+            return new Sample.Overflow(event, period, cpu, error);
+        }
+        if (slot >= latestOverflows.length) {
+            latestOverflows = Arrays.copyOf(latestOverflows, Math.min(MAX_CPUS, Math.max(slot + 1,
+                    2 * latestOverflows.length)));
+        }
+        Sample.Overflow latest = latestOverflows[slot];
+        if (latest == null || !latest.is(event, period, cpu, error)) {
+            latest = new Sample.Overflow(event, period, cpu, error);
+            latestOverflows[slot] = latest;
+        }
+        return latest;
     }
 
     private SampleFileSummary summary(JsonNode node) {

@@ -9,23 +9,36 @@ import java.util.List;
  *
  * @param java     the java launcher (null when profiling a running JVM)
  * @param agents   where the two agents are
- * @param engine   "perf" or "cpu-timer"
- * @param events   leader first, group members after ({@code task-clock+page-faults}); ignored by cpu-timer
- * @param interval sample interval for time events ("1ms"), or null when {@code period} is given
- * @param period   sample period for count events, or null when {@code interval} is given
+ * @param sampling what the perf agent samples and how often
  * @param output   directory for recording.jfr, samples.jsonl and the results
  * @param javaArgs the user's JVM options, main class and arguments (empty for a running JVM)
- * @param nativeFrames libstackreq's {@code native=on}: native frames above the Java ones
- * @param allThreads   the perf agent's {@code threads=all}: every thread of the process, the JVM's
- *                     own included, not only the Java threads
+ * @param coverage which frames and threads the agents take beyond Java frames of Java threads
  */
-public record ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
-        Long period, Path output, List<String> javaArgs, boolean nativeFrames, boolean allThreads) {
+public record ProfileSettings(Path java, AgentDirectory agents, Sampling sampling, Path output,
+        List<String> javaArgs, Coverage coverage) {
 
-    /** Java frames only ({@code native=off}, libstackreq's default), Java threads only. */
-    public ProfileSettings(Path java, AgentDirectory agents, String engine, String events, String interval,
-            Long period, Path output, List<String> javaArgs) {
-        this(java, agents, engine, events, interval, period, output, javaArgs, false, false);
+    /**
+     * @param engine   "perf" or "cpu-timer"
+     * @param events   leader first, group members after ({@code task-clock+page-faults}); ignored by cpu-timer
+     * @param interval sample interval for time events ("1ms"), or null when {@code period} is given
+     * @param period   sample period for count events, or null when {@code interval} is given
+     */
+    public record Sampling(String engine, String events, String interval, Long period) {
+    }
+
+    /**
+     * @param nativeFrames libstackreq's {@code native=on}: native frames above the Java ones
+     * @param allThreads   the perf agent's {@code threads=all}: every thread of the process, the JVM's
+     *                     own included, not only the Java threads
+     */
+    public record Coverage(boolean nativeFrames, boolean allThreads) {
+        /** Java frames only ({@code native=off}, libstackreq's default), Java threads only. */
+        public static final Coverage JAVA_ONLY = new Coverage(false, false);
+    }
+
+    /** Java frames only, Java threads only: {@link Coverage#JAVA_ONLY}. */
+    public ProfileSettings(Path java, AgentDirectory agents, Sampling sampling, Path output, List<String> javaArgs) {
+        this(java, agents, sampling, output, javaArgs, Coverage.JAVA_ONLY);
     }
 
     public static final String RECORDING = "recording.jfr";
@@ -45,23 +58,23 @@ public record ProfileSettings(Path java, AgentDirectory agents, String engine, S
 
     /** libstackreq's options: {@code native=on} or none. */
     public String requestAgentOptions() {
-        return nativeFrames ? "native=on" : "";
+        return coverage.nativeFrames() ? "native=on" : "";
     }
 
     /** The perf agent's options: events or engine, period or interval, which threads, and the samples file. */
     public String perfAgentOptions() {
         StringBuilder perfOptions = new StringBuilder();
-        if ("cpu-timer".equals(engine)) {
+        if ("cpu-timer".equals(sampling.engine())) {
             perfOptions.append("engine=cpu-timer");
         } else {
-            perfOptions.append("event=").append(events);
+            perfOptions.append("event=").append(sampling.events());
         }
-        if (period != null) {
-            perfOptions.append(",period=").append(period);
-        } else if (interval != null) {
-            perfOptions.append(",interval=").append(interval);
+        if (sampling.period() != null) {
+            perfOptions.append(",period=").append(sampling.period());
+        } else if (sampling.interval() != null) {
+            perfOptions.append(",interval=").append(sampling.interval());
         }
-        if (allThreads) {
+        if (coverage.allThreads()) {
             perfOptions.append(",threads=all");
         }
         perfOptions.append(",out=").append(samples());

@@ -12,27 +12,58 @@ import io.stackreq.join.JoinQuality;
 import io.stackreq.join.JoinScope;
 
 /**
- * A report, as {@code report --format json} writes it.
+ * A report, as {@code report --format json} writes it: one object, the fields of its inputs,
+ * legend, totals and tables side by side with its quality and scope.
  *
- * @param recording   the recording read
- * @param samplesFile the sample file joined, or null when events were counted alone
- * @param metric      the counter weights are in ({@code events} without a sample file)
- * @param unit        "ns", "count" or "events"
- * @param by          "method", "line" or "stack"
- * @param totalWeight weight of all matched samples: the 100% of every percentage
- * @param matched     samples attributed to a stack
- * @param unmatched   accepted samples that could not be attributed (no event, or a failed one)
- * @param quality     the full join quality
- * @param scope       what the join took from its inputs and left out
- * @param entries     rows, by self weight, at most {@code --top}
- * @param threads     per-thread rows, only with {@code --threads}
+ * @param inputs  the files read
+ * @param legend  what the weights are and what a row stands for
+ * @param totals  the weight every percentage is of, and the samples it is of
+ * @param quality the full join quality
+ * @param scope   what the join took from its inputs and left out
+ * @param tables  the rows: the whole report's and, with {@code --threads}, each thread's
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"recording", "samplesFile", "metric", "unit", "by", "totalWeight", "matched", "unmatched",
-        "quality", "scope", "entries", "threads"})
-public record Report(String recording, String samplesFile, String metric, String unit, String by, long totalWeight,
-        long matched, long unmatched, Quality quality, JoinScope scope, List<ReportEntry> entries,
-        List<ThreadReport> threads) {
+@JsonPropertyOrder({"inputs", "legend", "totals", "quality", "scope", "tables"})
+public record Report(@JsonUnwrapped Inputs inputs, @JsonUnwrapped Legend legend, @JsonUnwrapped Totals totals,
+        Quality quality, JoinScope scope, @JsonUnwrapped Tables tables) {
+
+    /**
+     * @param recording   the recording read
+     * @param samplesFile the sample file joined, or null when events were counted alone
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonPropertyOrder({"recording", "samplesFile"})
+    public record Inputs(String recording, String samplesFile) {
+    }
+
+    /**
+     * How to read the tables.
+     *
+     * @param metric the counter weights are in ({@code events} without a sample file)
+     * @param unit   "ns", "count" or "events"
+     * @param by     "method", "line" or "stack"
+     */
+    @JsonPropertyOrder({"metric", "unit", "by"})
+    public record Legend(String metric, String unit, String by) {
+    }
+
+    /**
+     * @param totalWeight weight of all matched samples: the 100% of every percentage
+     * @param matched     samples attributed to a stack
+     * @param unmatched   accepted samples that could not be attributed (no event, or a failed one)
+     */
+    @JsonPropertyOrder({"totalWeight", "matched", "unmatched"})
+    public record Totals(long totalWeight, long matched, long unmatched) {
+    }
+
+    /**
+     * @param entries rows, by self weight, at most {@code --top}
+     * @param threads per-thread rows, only with {@code --threads}
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonPropertyOrder({"entries", "threads"})
+    public record Tables(List<ReportEntry> entries, List<ThreadReport> threads) {
+    }
 
     /**
      * The join quality in JSON: one object, its parts' fields side by side.

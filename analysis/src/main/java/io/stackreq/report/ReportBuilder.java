@@ -33,24 +33,27 @@ public final class ReportBuilder {
             for (Map.Entry<String, CallTree> thread : byThread.entrySet()) {
                 long threadWeight = thread.getValue().root().total();
                 ThreadTally tally = tallies.get(thread.getKey());
-                threads.add(new ThreadReport(thread.getKey(), tally.osThreadIds(), tally.kind(), tally.samples(),
-                        threadWeight, percent(threadWeight, totalWeight), entries(thread.getValue(), totalWeight)));
+                threads.add(new ThreadReport(new ThreadReport.Identity(thread.getKey(), tally.osThreadIds(),
+                        tally.kind()), tally.samples(), threadWeight, percent(threadWeight, totalWeight),
+                        entries(thread.getValue(), totalWeight)));
             }
             threads.sort(Comparator.comparingLong(ThreadReport::totalWeight).reversed()
-                    .thenComparing(ThreadReport::thread));
+                    .thenComparing(thread -> thread.identity().thread()));
         }
-        return new Report(outcome.recording().file().toString(),
-                outcome.samplesFile() == null ? null : outcome.samplesFile().toString(), outcome.metric().name(),
-                outcome.metric().unit(), grouping.optionName(), totalWeight, outcome.quality().matched(),
-                outcome.quality().unmatched(), Report.Quality.of(outcome.quality()), outcome.scope(),
-                entries(all, totalWeight), threads);
+        return new Report(
+                new Report.Inputs(outcome.recording().file().toString(),
+                        outcome.samplesFile() == null ? null : outcome.samplesFile().toString()),
+                new Report.Legend(outcome.metric().name(), outcome.metric().unit(), grouping.optionName()),
+                new Report.Totals(totalWeight, outcome.quality().matched(), outcome.quality().unmatched()),
+                Report.Quality.of(outcome.quality()), outcome.scope(), new Report.Tables(entries(all, totalWeight),
+                        threads));
     }
 
     private List<ReportEntry> entries(CallTree tree, long totalWeight) {
         List<ReportEntry> entries = grouping == Grouping.STACK ? stackEntries(tree, totalWeight)
                 : frameEntries(tree, totalWeight);
-        entries.sort(Comparator.comparingLong(ReportEntry::self).reversed()
-                .thenComparing(Comparator.comparingLong(ReportEntry::total).reversed())
+        entries.sort(Comparator.comparingLong((ReportEntry entry) -> entry.weights().self()).reversed()
+                .thenComparing(Comparator.comparingLong((ReportEntry entry) -> entry.weights().total()).reversed())
                 .thenComparing(ReportEntry::name));
         return top > 0 && entries.size() > top ? new ArrayList<>(entries.subList(0, top)) : entries;
     }
@@ -80,8 +83,8 @@ public final class ReportBuilder {
             long self = entry.getValue()[0];
             long total = entry.getValue()[1];
             entries.add(new ReportEntry(node.frame().qualifiedMethod(),
-                    grouping == Grouping.LINE ? node.frame().lineNumber() : null, null, self,
-                    percent(self, totalWeight), total, percent(total, totalWeight)));
+                    grouping == Grouping.LINE ? node.frame().lineNumber() : null, null,
+                    new ReportEntry.Weights(self, percent(self, totalWeight), total, percent(total, totalWeight))));
         }
         return entries;
     }
@@ -96,8 +99,9 @@ public final class ReportBuilder {
                     stack.add(path.get(i).name());
                 }
                 double pct = percent(node.self(), totalWeight);
-                entries.add(new ReportEntry(node.frame().qualifiedMethod(), null, stack, node.self(), pct,
-                        node.self(), pct));
+                // A stack's total is its self: nothing is above its top frame.
+                entries.add(new ReportEntry(node.frame().qualifiedMethod(), null, stack,
+                        new ReportEntry.Weights(node.self(), pct, node.self(), pct)));
             }
         }, node -> {
         });

@@ -3,19 +3,28 @@ package io.stackreq.report;
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 
 /**
  * One row of a report.
  *
- * @param name     {@code package.Class.method} (for {@code --by stack}: the top frame's)
- * @param line     the source line, only for {@code --by line}
- * @param stack    the whole stack, top frame first, as {@code package.Class.method:line}; only for {@code --by stack}
- * @param self     weight of samples whose top frame this is
- * @param selfPct  self as a percentage of the report's total weight
- * @param total    weight of samples with this frame anywhere on the stack (counted once per sample)
- * @param totalPct total as a percentage of the report's total weight
+ * @param name    {@code package.Class.method} (for {@code --by stack}: the top frame's)
+ * @param line    the source line, only for {@code --by line}
+ * @param stack   the whole stack, top frame first, as {@code package.Class.method:line}; only for {@code --by stack}
+ * @param weights the row's self and total weight; in JSON beside the other fields, not an object of their own
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ReportEntry(String name, Integer line, List<String> stack, long self, double selfPct, long total,
-        double totalPct) {
+@JsonPropertyOrder({"name", "line", "stack", "weights"})
+public record ReportEntry(String name, Integer line, List<String> stack, @JsonUnwrapped Weights weights) {
+
+    /**
+     * @param self     weight of samples whose top frame this is
+     * @param selfPct  self as a percentage of the report's total weight
+     * @param total    weight of samples with this frame anywhere on the stack (counted once per sample)
+     * @param totalPct total as a percentage of the report's total weight
+     */
+    @JsonPropertyOrder({"self", "selfPct", "total", "totalPct"})
+    public record Weights(long self, double selfPct, long total, double totalPct) {
+    }
 }

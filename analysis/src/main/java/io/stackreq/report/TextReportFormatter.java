@@ -13,25 +13,27 @@ public final class TextReportFormatter {
 
     public String format(Report report) {
         StringBuilder out = new StringBuilder();
-        out.append("Recording  ").append(report.recording()).append('\n');
-        if (report.samplesFile() != null) {
-            out.append("Samples    ").append(report.samplesFile()).append('\n');
-            out.append("Metric     ").append(report.metric()).append(": ")
-                    .append(weight(report.totalWeight(), report.unit())).append(" in ")
-                    .append(count(report.matched())).append(" matched samples\n");
+        Report.Legend legend = report.legend();
+        Report.Tables tables = report.tables();
+        out.append("Recording  ").append(report.inputs().recording()).append('\n');
+        if (report.inputs().samplesFile() != null) {
+            out.append("Samples    ").append(report.inputs().samplesFile()).append('\n');
+            out.append("Metric     ").append(legend.metric()).append(": ")
+                    .append(weight(report.totals().totalWeight(), legend.unit())).append(" in ")
+                    .append(count(report.totals().matched())).append(" matched samples\n");
         } else {
-            out.append("Metric     stack-trace events (no --samples): ").append(count(report.totalWeight()))
-                    .append(" with a stack\n");
+            out.append("Metric     stack-trace events (no --samples): ")
+                    .append(count(report.totals().totalWeight())).append(" with a stack\n");
         }
         out.append('\n');
-        table(out, report.entries(), report);
-        if (report.threads() != null) {
-            threads(out, report);
-            for (ThreadReport thread : report.threads()) {
-                out.append('\n').append("Thread ").append(thread.thread()).append(": ")
-                        .append(pct(thread.totalPct())).append(" (").append(weight(thread.totalWeight(), report.unit()))
+        table(out, tables.entries(), legend);
+        if (tables.threads() != null) {
+            threads(out, tables.threads(), legend);
+            for (ThreadReport thread : tables.threads()) {
+                out.append('\n').append("Thread ").append(thread.identity().thread()).append(": ")
+                        .append(pct(thread.totalPct())).append(" (").append(weight(thread.totalWeight(), legend.unit()))
                         .append(")\n");
-                table(out, thread.entries(), report);
+                table(out, thread.entries(), legend);
             }
         }
         out.append('\n');
@@ -40,42 +42,44 @@ public final class TextReportFormatter {
     }
 
     /** One line per thread, by weight: share, weight, samples, OS ids, kind, name. */
-    private void threads(StringBuilder out, Report report) {
+    private void threads(StringBuilder out, List<ThreadReport> threads, Report.Legend legend) {
         out.append('\n').append("Threads\n");
-        out.append(String.format(Locale.ROOT, "%8s %12s %9s %-12s %-12s  %s%n", "share", report.unit(), "samples",
+        out.append(String.format(Locale.ROOT, "%8s %12s %9s %-12s %-12s  %s%n", "share", legend.unit(), "samples",
                 "OS id", "kind", "thread"));
-        for (ThreadReport thread : report.threads()) {
-            String ids = thread.osThreadIds().isEmpty() ? "-"
-                    : thread.osThreadIds().stream().map(String::valueOf).collect(Collectors.joining(","));
+        for (ThreadReport thread : threads) {
+            ThreadReport.Identity identity = thread.identity();
+            String ids = identity.osThreadIds().isEmpty() ? "-"
+                    : identity.osThreadIds().stream().map(String::valueOf).collect(Collectors.joining(","));
             out.append(String.format(Locale.ROOT, "%8s %12s %9s %-12s %-12s  %s%n", pct(thread.totalPct()),
-                    weight(thread.totalWeight(), report.unit()), count(thread.samples()), ids, thread.kind(),
-                    thread.thread()));
+                    weight(thread.totalWeight(), legend.unit()), count(thread.samples()), ids, identity.kind(),
+                    identity.thread()));
         }
     }
 
-    private void table(StringBuilder out, List<ReportEntry> entries, Report report) {
-        boolean stacks = "stack".equals(report.by());
+    private void table(StringBuilder out, List<ReportEntry> entries, Report.Legend legend) {
+        boolean stacks = "stack".equals(legend.by());
         if (stacks) {
-            out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", "share", report.unit(), "stack (top frame first)"));
+            out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", "share", legend.unit(), "stack (top frame first)"));
         } else {
             out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", "self%", "self", "total%", "total",
-                    "line".equals(report.by()) ? "method:line" : "method"));
+                    "line".equals(legend.by()) ? "method:line" : "method"));
         }
         if (entries.isEmpty()) {
             out.append("  (no matched samples)\n");
         }
         for (ReportEntry entry : entries) {
+            ReportEntry.Weights weights = entry.weights();
             if (stacks) {
-                out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", pct(entry.selfPct()),
-                        weight(entry.self(), report.unit()), entry.stack().get(0)));
+                out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", pct(weights.selfPct()),
+                        weight(weights.self(), legend.unit()), entry.stack().get(0)));
                 for (String frame : entry.stack().subList(1, entry.stack().size())) {
                     out.append(String.format(Locale.ROOT, "%8s %12s    at %s%n", "", "", frame));
                 }
             } else {
                 String name = entry.line() == null ? entry.name() : entry.name() + ":" + entry.line();
-                out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", pct(entry.selfPct()),
-                        weight(entry.self(), report.unit()), pct(entry.totalPct()),
-                        weight(entry.total(), report.unit()), name));
+                out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", pct(weights.selfPct()),
+                        weight(weights.self(), legend.unit()), pct(weights.totalPct()),
+                        weight(weights.total(), legend.unit()), name));
             }
         }
     }
@@ -87,7 +91,7 @@ public final class TextReportFormatter {
         Report.Quality.Events events = q.ofEvents();
         Report.Quality.Losses losses = q.losses();
         out.append("Join quality\n");
-        if (report.samplesFile() != null) {
+        if (report.inputs().samplesFile() != null) {
             out.append("  samples  ").append(count(samples.samples())).append(": ").append(count(samples.matched()))
                     .append(" matched (").append(pct(samples.matchedPct())).append(" of accepted), ")
                     .append(count(samples.noEvent())).append(" with no event, ").append(count(samples.failedEvent()))
@@ -122,7 +126,7 @@ public final class TextReportFormatter {
                 .append(" of attributed stacks were taken at a safepoint\n");
         out.append("  dropped  ").append(losses.droppedInJvm() < 0 ? "unknown (no stackreq.RequestStatistics event)"
                 : count(losses.droppedInJvm()) + " accepted requests lost in the JVM");
-        if (report.samplesFile() != null && !fromJfr(report)) {
+        if (report.inputs().samplesFile() != null && !fromJfr(report)) {
             out.append("; ").append(losses.agentLost() < 0 ? "perf agent losses unknown (sample file has no end line)"
                     : count(losses.agentLost()) + " samples lost by the perf agent");
             if (losses.sampleFileCutOff()) {

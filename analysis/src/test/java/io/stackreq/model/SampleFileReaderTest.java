@@ -2,6 +2,7 @@ package io.stackreq.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -50,6 +51,18 @@ class SampleFileReaderTest {
             assertEquals(7, summary.lost());
             assertEquals(Map.of(0, 1L, 112, 1L), summary.errors());
             assertFalse(reader.truncatedLastLine());
+        }
+    }
+
+    @Test
+    void samplesOfTheSameOverflowShareIt() throws IOException {
+        Path file = new FixtureSamples("task-clock").sample(1, 5, 1_000_000).sample(2, 6, 1_000_000)
+                .withError(3, 5, 112, 1_000_000).sample(4, 5, 1_000_000).write(directory.resolve("shared.jsonl"));
+        try (SampleFileReader reader = SampleFileReader.open(file)) {
+            List<Sample> samples = readAll(reader);
+            assertSame(samples.get(0).overflow(), samples.get(1).overflow());
+            assertEquals(new Sample.Overflow("task-clock", 1_000_000, 1, 112), samples.get(2).overflow());
+            assertEquals(samples.get(0).overflow(), samples.get(3).overflow());
         }
     }
 
