@@ -30,95 +30,20 @@ set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-arm64_cache() {
-    if [[ -n ${STACKREQ_CACHE:-} ]]; then
-        echo "$STACKREQ_CACHE/jdk17-arm64"
-    elif [[ $(id -u) == 0 ]]; then
-        echo /var/cache/stackreq/jdk17-arm64
-    else
-        echo "${XDG_CACHE_HOME:-$HOME/.cache}/stackreq/jdk17-arm64"
-    fi
-}
+source "$repo/tests/debian-jdk.sh"
 
-# The home of the newest complete JDK in the cache; fails when there is none.
-arm64_jdk_cached() {
-    local cache=$1 dir
-    for dir in $(ls -1d "$cache"/*/ 2>/dev/null | sort -rV); do
-        dir=${dir%/}
-        if [[ -f $dir/.complete && -x $dir/home/bin/java ]]; then
-            readlink -f "$dir/home"
-            return 0
-        fi
-    done
-    return 1
+arm64_jdk() {
+    debian_jdk "$(debian_jdk_cache jdk17-arm64)" "${1:-}" arm64_jdk_fetch
 }
 
 arm64_jdk_fetch() {
-    local cache=$1 apt work mirror version dir root jdk started=$SECONDS link target
-    local packages=(openjdk-17-jdk-headless openjdk-17-jre-headless libc6 libgcc-s1 libstdc++6 zlib1g)
-    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        grep -oE 'https?://[^ ]+/debian/?( |$)' | grep -v security | head -1 | tr -d ' ') || true
-    mirror=${mirror%/}
-    [[ -n $mirror ]] || mirror=http://deb.debian.org/debian
-    apt=$cache/apt
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-    : >"$apt/status"
-    {
-        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main"
-        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-updates main"
-        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/debian}/debian-security bookworm-security main"
-    } >"$apt/sources.list"
-    local options=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-        -o "Dir::State::Lists=$apt/lists" -o "Dir::State::Status=$apt/status" -o "Dir::Cache=$apt/cache"
-        -o APT::Architecture=arm64 -o APT::Architectures=arm64 -o APT::Sandbox::User=root -o Debug::NoLocking=1)
-    echo "tests/aarch64.sh: fetching Debian bookworm's arm64 JDK 17 ($mirror) into $cache" >&2
-    apt-get "${options[@]}" -qq update >&2
-    version=$(apt-cache "${options[@]}" policy openjdk-17-jdk-headless:arm64 | sed -n 's/^ *Candidate: //p')
-    [[ -n $version && $version != "(none)" ]] || { echo "tests/aarch64.sh: bookworm has no openjdk-17-jdk-headless:arm64" >&2; return 2; }
-    dir=$cache/${version//[^A-Za-z0-9.]/-}
-    if [[ -f $dir/.complete ]]; then
-        readlink -f "$dir/home"
-        return 0
-    fi
-    work=$cache/.partial
-    rm -rf "$work" "$dir"
-    mkdir -p "$work/debs" "$work/root"
-    (cd "$work/debs" && apt-get "${options[@]}" -qq download "${packages[@]/%/:arm64}" >&2)
-    root=$work/root
-    for deb in "$work"/debs/*.deb; do
-        dpkg -x "$deb" "$root"
-    done
-    ls -1 "$work/debs" >"$work/packages.txt"
-    echo "tests/aarch64.sh: $(du -shc "$work"/debs/*.deb | tail -1 | cut -f1) downloaded in $((SECONDS - started)) s" >&2
-    rm -rf "$work/debs"
-    jdk=$root/usr/lib/jvm/java-17-openjdk-arm64
-    grep -q '^JAVA_VERSION="17' "$jdk/release" || { echo "tests/aarch64.sh: $jdk/release is not JDK 17" >&2; return 2; }
-    # Absolute links into the unpacked tree (lib/jvm.cfg -> /etc/java-17-openjdk/...) become
-    # relative: the host resolves links itself, and its /etc is x86_64's JDK's or nothing.
-    while IFS= read -r link; do
-        target=$(readlink "$link")
-        if [[ -e $root$target || -L $root$target ]]; then
-            ln -sfn "$(realpath -s --relative-to="$(dirname "$link")" "$root$target")" "$link"
-        fi
-    done < <(find "$root" -type l -lname '/*')
-    ln -s root/usr/lib/jvm/java-17-openjdk-arm64 "$work/home"
-    echo "$version" >"$work/.complete"
-    mv "$work" "$dir"
-    echo "tests/aarch64.sh: arm64 JDK 17 ready in $((SECONDS - started)) s: $(readlink -f "$dir/home")" >&2
-    readlink -f "$dir/home"
+    debian_jdk_fetch "$1" tests/aarch64.sh arm64 usr/lib/jvm/java-17-openjdk-arm64 arm64_jdk_check \
+        openjdk-17-jdk-headless openjdk-17-jre-headless libc6 libgcc-s1 libstdc++6 zlib1g \
+        -- "bookworm main" "bookworm-updates main" "bookworm-security main"
 }
 
-arm64_jdk() {
-    local update=${1:-} cache
-    cache=$(arm64_cache)
-    mkdir -p "$cache"
-    if [[ $update != --update ]] && arm64_jdk_cached "$cache"; then return 0; fi
-    (
-        exec 9>"$cache/.lock"
-        flock 9
-        if [[ $update != --update ]] && arm64_jdk_cached "$cache"; then exit 0; fi
-        arm64_jdk_fetch "$cache"
-    )
+arm64_jdk_check() {
+    grep -q '^JAVA_VERSION="17' "$2/release" || { echo "tests/aarch64.sh: $2/release is not JDK 17" >&2; return 2; }
 }
 
 # The end-to-end check (see the top). Work files in $STACKREQ_AARCH64_WORK, default

@@ -25,99 +25,27 @@
 # Usable alone (prints the home) or sourced (defines stackreq_jdk21).
 # Only amd64 (x86_64): the architecture stackreq's test suite runs on (aarch64: tests/aarch64.sh).
 
+source "$(dirname "${BASH_SOURCE[0]}")/debian-jdk.sh"
+
 stackreq_jdk21() {
-    local update=${1:-} cache base dir home
-    if [[ -n ${STACKREQ_CACHE:-} ]]; then
-        cache=$STACKREQ_CACHE/jdk21
-    elif [[ $(id -u) == 0 ]]; then
-        cache=/var/cache/stackreq/jdk21
-    else
-        cache=${XDG_CACHE_HOME:-$HOME/.cache}/stackreq/jdk21
-    fi
     if [[ $(uname -m) != x86_64 ]]; then
         echo "tests/jdk21.sh: only x86_64 is supported (this is $(uname -m)): set JDK21_HOME" >&2
         return 2
     fi
-    mkdir -p "$cache" || return 2
-    if [[ $update != --update ]]; then
-        home=$(stackreq_jdk21_cached "$cache") && { echo "$home"; return 0; }
-    fi
-    (
-        set -euo pipefail
-        exec 9>"$cache/.lock"
-        flock 9
-        if [[ $update != --update ]] && home=$(stackreq_jdk21_cached "$cache"); then
-            echo "$home"
-            exit 0
-        fi
-        stackreq_jdk21_fetch "$cache"
-    )
-}
-
-# The home of the newest complete JDK in the cache; fails when there is none.
-stackreq_jdk21_cached() {
-    local cache=$1 dir
-    for dir in $(ls -1d "$cache"/*/ 2>/dev/null | sort -rV); do
-        dir=${dir%/}
-        if [[ -f $dir/.complete && -x $dir/home/bin/java ]]; then
-            readlink -f "$dir/home"
-            return 0
-        fi
-    done
-    return 1
+    debian_jdk "$(debian_jdk_cache jdk21)" "${1:-}" stackreq_jdk21_fetch
 }
 
 stackreq_jdk21_fetch() {
-    local cache=$1 apt work mirror version dir root jdk started=$SECONDS
-    local packages=(openjdk-21-jdk-headless openjdk-21-jre-headless libc6 zlib1g libgcc-s1 libstdc++6 libzstd1)
-    # The mirror host the system's apt uses (deb.debian.org by default).
-    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        grep -oE 'https?://[^ ]+/debian/?( |$)' | grep -v security | head -1 | tr -d ' ') || true
-    mirror=${mirror%/}
-    [[ -n $mirror ]] || mirror=http://deb.debian.org/debian
-    apt=$cache/apt
-    mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-    : >"$apt/status"
-    {
-        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main"
-        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/debian}/debian-security trixie-security main"
-    } >"$apt/sources.list"
-    local options=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-        -o "Dir::State::Lists=$apt/lists" -o "Dir::State::Status=$apt/status" -o "Dir::Cache=$apt/cache"
-        -o APT::Architectures=amd64 -o APT::Sandbox::User=root -o Debug::NoLocking=1)
-    echo "tests/jdk21.sh: fetching Debian trixie's JDK 21 ($mirror) into $cache" >&2
-    apt-get "${options[@]}" -qq update >&2
-    version=$(apt-cache "${options[@]}" policy openjdk-21-jdk-headless | sed -n 's/^ *Candidate: //p')
-    [[ -n $version && $version != "(none)" ]] || { echo "tests/jdk21.sh: trixie has no openjdk-21-jdk-headless" >&2; return 2; }
-    dir=$cache/${version//[^A-Za-z0-9.]/-}
-    if [[ -f $dir/.complete ]]; then
-        readlink -f "$dir/home"
-        return 0
-    fi
-    work=$cache/.partial
-    rm -rf "$work" "$dir"
-    mkdir -p "$work/debs" "$work/root"
-    (cd "$work/debs" && apt-get "${options[@]}" -qq download "${packages[@]}" >&2)
-    root=$work/root
-    for deb in "$work"/debs/*.deb; do
-        dpkg -x "$deb" "$root"
-    done
-    ls -1 "$work/debs" >"$work/packages.txt"
-    echo "tests/jdk21.sh: $(du -shc "$work"/debs/*.deb | tail -1 | cut -f1) downloaded in $((SECONDS - started)) s" >&2
-    rm -rf "$work/debs"
-    jdk=$root/usr/lib/jvm/java-21-openjdk-amd64
+    debian_jdk_fetch "$1" tests/jdk21.sh amd64 usr/lib/jvm/java-21-openjdk-amd64 stackreq_jdk21_finish \
+        openjdk-21-jdk-headless openjdk-21-jre-headless libc6 zlib1g libgcc-s1 libstdc++6 libzstd1 \
+        -- "trixie main" "trixie-security main"
+}
+
+# The executables become scripts that run them through trixie's loader.
+stackreq_jdk21_finish() {
+    local jdk=$2 tool
     grep -q '^JAVA_VERSION="21' "$jdk/release" || { echo "tests/jdk21.sh: $jdk/release is not JDK 21" >&2; return 2; }
-    # Absolute links into the unpacked tree (conf -> /etc/java-21-openjdk/...) become relative.
-    local link target
-    while IFS= read -r link; do
-        target=$(readlink "$link")
-        if [[ -e $root$target || -L $root$target ]]; then
-            ln -sfn "$(realpath -s --relative-to="$(dirname "$link")" "$root$target")" "$link"
-        fi
-    done < <(find "$root" -type l -lname '/*')
-    # The executables become scripts that run them through trixie's loader.
     mkdir "$jdk/bin.real"
-    local tool
     for tool in "$jdk"/bin/*; do
         tool=${tool##*/}
         mv "$jdk/bin/$tool" "$jdk/bin.real/$tool"
@@ -127,12 +55,7 @@ stackreq_jdk21_fetch() {
     mv "$jdk/lib/jspawnhelper" "$jdk/lib/jspawnhelper.real"
     stackreq_jdk21_wrapper lib/jspawnhelper.real "../../../.." >"$jdk/lib/jspawnhelper"
     chmod 755 "$jdk/lib/jspawnhelper"
-    ln -s root/usr/lib/jvm/java-21-openjdk-amd64 "$work/home"
-    "$work/home/bin/java" -version >&2 2>&1 || { echo "tests/jdk21.sh: the unpacked JDK does not run" >&2; return 2; }
-    echo "$version" >"$work/.complete"
-    mv "$work" "$dir"
-    echo "tests/jdk21.sh: JDK 21 ready in $((SECONDS - started)) s: $(readlink -f "$dir/home")" >&2
-    readlink -f "$dir/home"
+    "$jdk/bin/java" -version >&2 2>&1 || { echo "tests/jdk21.sh: the unpacked JDK does not run" >&2; return 2; }
 }
 
 # A script that runs the JDK's executable REAL (relative to the home) through trixie's loader;
