@@ -8,7 +8,7 @@
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), downloaded with a private apt
 # configuration (the system's sources, lists, architectures and installed packages are left
-# alone; as tests/jdk21.sh does) and unpacked with dpkg -x into $STACKREQ_CACHE/jdk17-arm64/
+# alone; tests/debian-jdk.sh, shared with tests/jdk21.sh) and unpacked with dpkg -x into $STACKREQ_CACHE/jdk17-arm64/
 # <version>/root, by default /var/cache/stackreq as root and ${XDG_CACHE_HOME:-~/.cache}/stackreq
 # otherwise. Absolute links into the unpacked tree become relative ones. The JDK runs as
 #   qemu-aarch64-static -L ROOT ROOT/usr/lib/jvm/java-17-openjdk-arm64/bin/java ...
