@@ -2,13 +2,11 @@
 // runs in signal handlers: atomics, the preallocated ring, the lock-free thread registry, the
 // walks (walk/) and, with native=on, the native unwinder, from threads JVMTI does not show too.
 // A request for another thread goes on in normal context (agent/request_functions.cpp).
-#include <errno.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
 
 #include "agent/agent_state.h"
 #include "hotspot/internal_threads.h"
@@ -28,8 +26,8 @@ namespace stackreq {
 
 namespace {
 
-// Async-signal-safe. walker=vmstructs: the VMStructs walk into slot (vmstructs_walk.h); false, the slot's walk
-// fields untouched but own_walk, when AsyncGetCallTrace must walk instead.
+// Async-signal-safe. walker=vmstructs: the VMStructs walk into slot (vmstructs_walk.h); false, the
+// slot's walk fields untouched but vmstructs.walked and .outcome, when AsyncGetCallTrace must walk instead.
 bool walk_vmstructs(const ThreadSlotView& thread, void* ucontext, uint32_t java_depth, RequestSlot* slot) {
     bool truncated = false;
     VmStructsWalkOutcome outcome = VmStructsWalkOutcome::kWalked;
