@@ -34,8 +34,11 @@ import jdk.jfr.consumer.RecordingFile;
  * say accepted = emitted + dropped + pending. Consecutive windows must meet, so that every accepted
  * request from the first window on is in some dump.
  *
- * <p>Every minute (5 s past it) it samples VmRSS and NMT ({@code -XX:NativeMemoryTracking=summary},
- * {@code jcmd VM.native_memory summary}), and prints the least-squares slope per hour and the
+ * <p>Every minute (5 s past it) it samples VmRSS, the Java heap's resident bytes (smaps inside the
+ * range {@code jcmd GC.heap_info} names) and NMT ({@code -XX:NativeMemoryTracking=summary},
+ * {@code jcmd VM.native_memory summary}). The heap is touched whole at start
+ * ({@code -XX:+AlwaysPreTouch}): RSS otherwise grows as G1 first uses each region, which looks like
+ * a leak over hours and is not one; and prints the least-squares slope per hour and the
  * max−min after the warm-up (10 minutes; a third of the run for runs shorter than 30 minutes).
  */
 final class SoakPart {
@@ -50,7 +53,11 @@ final class SoakPart {
     }
 
     /** One memory sample. */
-    record Memory(double minute, long rss, long nmtCommitted, long nmtHeap, long nmtTracing) {}
+    record Memory(double minute, long rss, long heapRss, long nmtCommitted, long nmtHeap, long nmtTracing) {
+        long rssOutsideHeap() { return heapRss < 0 ? -1 : rss - heapRss; }
+
+        long nmtOutsideHeap() { return nmtCommitted < 0 || nmtHeap < 0 ? -1 : nmtCommitted - nmtHeap; }
+    }
 
     /** What one dump's check found. */
     static final class DumpCheck {
@@ -78,7 +85,7 @@ final class SoakPart {
         Files.createDirectories(dumps);
         Files.createDirectories(dir.resolve("repository"));
         Path samples = dir.resolve("samples.jsonl");
-        List<String> args = new ArrayList<>(List.of("-Xms256m", "-Xmx256m", "-XX:NativeMemoryTracking=summary",
+        List<String> args = new ArrayList<>(List.of("-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "-XX:NativeMemoryTracking=summary",
                 "-agentpath:" + bench.lib("libstackreq.so"),
                 "-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=1ms,out=" + samples,
                 "-XX:FlightRecorderOptions:repository=" + dir.resolve("repository"),
@@ -122,8 +129,9 @@ final class SoakPart {
                                     memory.add(m);
                                 }
                                 Bench.progress(String.format(Locale.ROOT,
-                                        "soak %s: minute %d, RSS %s MiB, NMT committed %s MiB, %,d requests accepted",
-                                        jdk.label(), minute, Stats.mib(m.rss), Stats.mib(m.nmtCommitted),
+                                        "soak %s: minute %d, RSS %s MiB (outside the heap %s), NMT committed %s MiB (outside the heap %s), %,d requests accepted",
+                                        jdk.label(), minute, Stats.mib(m.rss), mib(m.rssOutsideHeap()),
+                                        Stats.mib(m.nmtCommitted), mib(m.nmtOutsideHeap()),
                                         ledger.acceptedSoFar()));
                             }
                             minute++;
@@ -262,7 +270,7 @@ final class SoakPart {
         String nmt = jcmd(jdk, pid, "VM.native_memory", "summary");
         Matcher total = NMT_TOTAL.matcher(nmt), heap = NMT_HEAP.matcher(nmt), tracing = NMT_TRACING.matcher(nmt);
         if (rss <= 0) return null;
-        return new Memory(minute, rss, total.find() ? Long.parseLong(total.group(2)) * 1024 : -1,
+        return new Memory(minute, rss, MemoryPart.heapRssOf(jdk, pid), total.find() ? Long.parseLong(total.group(2)) * 1024 : -1,
                 heap.find() ? Long.parseLong(heap.group(1)) * 1024 : -1,
                 tracing.find() ? Long.parseLong(tracing.group(1)) * 1024 : -1);
     }
@@ -299,9 +307,9 @@ final class SoakPart {
     }
 
     private static void writeCsv(Path file, List<Memory> memory) throws IOException {
-        List<String> lines = new ArrayList<>(List.of("minute,rss_bytes,nmt_committed_bytes,nmt_heap_bytes,nmt_tracing_bytes"));
+        List<String> lines = new ArrayList<>(List.of("minute,rss_bytes,heap_rss_bytes,nmt_committed_bytes,nmt_heap_bytes,nmt_tracing_bytes"));
         for (Memory m : memory) {
-            lines.add(String.format(Locale.ROOT, "%.3f,%d,%d,%d,%d", m.minute, m.rss, m.nmtCommitted, m.nmtHeap,
+            lines.add(String.format(Locale.ROOT, "%.3f,%d,%d,%d,%d,%d", m.minute, m.rss, m.heapRss, m.nmtCommitted, m.nmtHeap,
                     m.nmtTracing));
         }
         Files.write(file, lines);
@@ -346,23 +354,25 @@ final class SoakPart {
         for (DumpCheck c : checks) for (String p : c.problems) bench.emit("- " + c.name + ": " + p);
         bench.emit("");
         double warmUp = minutes >= 30 ? 10 : minutes / 3.0;
-        bench.emit(String.format(Locale.ROOT, "Memory every minute (5 s past it): VmRSS, NMT's total committed"
-                + " (`jcmd VM.native_memory summary`), NMT's committed outside the Java heap (-Xms256m -Xmx256m),"
+        bench.emit(String.format(Locale.ROOT, "Memory every minute (5 s past it): VmRSS, of it outside the Java heap (-Xms256m -Xmx256m,"
+                + " touched whole at start: -XX:+AlwaysPreTouch; the heap's resident bytes from smaps), NMT's total"
+                + " committed (`jcmd VM.native_memory summary`), NMT's committed outside the Java heap,"
                 + " and of it NMT's Tracing (JFR). NMT counts the JVM's own allocations only: stackreq's and the perf"
                 + " agent's show in RSS. Slope: least squares over the samples after minute %.0f; max−min over the"
                 + " same samples.%s", warmUp, memory.size() > 31 ? " Every 5th minute shown; all in `memory.csv`." : ""));
         bench.emit("");
-        bench.emit("| minute | RSS (MiB) | NMT committed (MiB) | NMT outside the heap (MiB) | NMT Tracing (MiB) |");
-        bench.emit("|---|---|---|---|---|");
+        bench.emit("| minute | RSS (MiB) | RSS outside the heap (MiB) | NMT committed (MiB) | NMT outside the heap (MiB)"
+                + " | NMT Tracing (MiB) |");
+        bench.emit("|---|---|---|---|---|---|");
         for (int i = 0; i < memory.size(); i++) {
             Memory m = memory.get(i);
             if (memory.size() > 31 && i % 5 != 0 && i != memory.size() - 1) continue;
-            bench.emit(String.format(Locale.ROOT, "| %.0f | %s | %s | %s | %s |", Math.floor(m.minute), Stats.mib(m.rss),
-                    mib(m.nmtCommitted), m.nmtCommitted < 0 || m.nmtHeap < 0 ? "?" : Stats.mib(m.nmtCommitted - m.nmtHeap),
+            bench.emit(String.format(Locale.ROOT, "| %.0f | %s | %s | %s | %s | %s |", Math.floor(m.minute),
+                    Stats.mib(m.rss), mib(m.rssOutsideHeap()), mib(m.nmtCommitted), mib(m.nmtOutsideHeap()),
                     mib(m.nmtTracing)));
         }
         List<Memory> after = memory.stream().filter(m -> m.minute >= warmUp).toList();
-        String[] names = {"RSS", "NMT committed", "NMT outside the heap", "NMT Tracing"};
+        String[] names = {"RSS", "RSS outside the heap", "NMT committed", "NMT outside the heap", "NMT Tracing"};
         StringBuilder slope = new StringBuilder("| slope after minute " + Stats.f0(warmUp) + " (MiB/h) |");
         StringBuilder range = new StringBuilder("| max−min after minute " + Stats.f0(warmUp) + " (MiB) |");
         for (int k = 0; k < names.length; k++) {
@@ -370,8 +380,9 @@ final class SoakPart {
             for (Memory m : after) {
                 long v = switch (k) {
                     case 0 -> m.rss;
-                    case 1 -> m.nmtCommitted;
-                    case 2 -> m.nmtCommitted < 0 || m.nmtHeap < 0 ? -1 : m.nmtCommitted - m.nmtHeap;
+                    case 1 -> m.rssOutsideHeap();
+                    case 2 -> m.nmtCommitted;
+                    case 3 -> m.nmtOutsideHeap();
                     default -> m.nmtTracing;
                 };
                 if (v >= 0) points.add(new double[] {m.minute, v});
