@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A JVM with a continuous disk recording that dies before JFR finishes its chunk keeps in JFR's
  * repository every stackreq event accepted up to a second before its death, in stackreq's side
  * files (docs/continuous.md): {@link CrashApp} requests from CPU timers on four busy threads at
- * 1 kHz for 4 s, journals the ids it accepted, and is killed with SIGKILL, crashed by SIGSEGV,
+ * 1 kHz for 2.5 s, journals the ids it accepted, and is killed with SIGKILL, crashed by SIGSEGV,
  * crashed by {@code -XX:+CrashOnOutOfMemoryError} or halted. The repository is assembled and read
  * with JDK 17's {@code jfr} and JMC core, each side file with the dying JDK's own {@code jfr}, and
  * HotSpot's emergency dump, where it writes one, the same way.
@@ -68,7 +68,7 @@ class CrashRecordingTest {
                 .flags("-XX:FlightRecorderOptions:repository=" + repository,
                         "-XX:StartFlightRecording=name=cont,maxage=1h,+jdk.StackTraceRequest#enabled=true")
                 .flags(flags)
-                .main(CrashApp.class, "out=" + journalFile, "way=" + way, "seconds=4")
+                .main(CrashApp.class, "out=" + journalFile, "way=" + way, "seconds=2.5")
                 .timeout(Duration.ofSeconds(60)).start();
         assertEquals(exitCode, result.exitCode(), () -> "expected the JVM to die by " + way + "\n" + result);
         assertFalse(result.stderr().contains("stackreq events"), () -> "stackreq lost events\n" + result);
