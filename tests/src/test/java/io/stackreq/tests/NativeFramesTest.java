@@ -67,7 +67,7 @@ public class NativeFramesTest {
     }
 
     /**
-     * Two threads in the chain of {@code libnativechain_<variant>.so} for 3 s under 1 ms CPU-timer
+     * Two threads in the chain of {@code libnativechain_<variant>.so} for 2 s under 1 ms CPU-timer
      * requests, with {@code native=<nativeOption>}; every request accepted, each id once.
      */
     public static Run recordChain(Jdk jdk, Path dir, String variant, String nativeOption) throws Exception {
@@ -75,12 +75,15 @@ public class NativeFramesTest {
         return record(jdk, dir, nativeOption, "chainLibrary=" + library);
     }
 
-    /** Two busy threads (BusyThreads with workload) for 3 s under 1 ms CPU-timer requests. */
+    /**
+     * Two busy threads (BusyThreads with workload) for 2 s under 1 ms CPU-timer requests: about
+     * 1,000 events a run (1,455-1,490 at 3 s), for bounds that are shares of them and at least 100.
+     */
     private static Run record(Jdk jdk, Path dir, String nativeOption, String workload) throws Exception {
         Path recording = dir.resolve("rec.jfr");
         Report report = JvmRun.on(jdk, dir).stackreqOptions("native=" + nativeOption)
                 .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
-                .runForReport(BusyThreads.class, "threads=2", "seconds=3", "intervalUs=1000", workload);
+                .runForReport(BusyThreads.class, "threads=2", "seconds=2", "intervalUs=1000", workload);
         assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
         assertEquals(report.getLong("issued"), report.rc(0),
                 () -> "every timer request should return JVMTI_ERROR_NONE\n" + report);
