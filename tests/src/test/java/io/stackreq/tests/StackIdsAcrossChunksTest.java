@@ -59,9 +59,10 @@ class StackIdsAcrossChunksTest {
     void continuousRecordingWithDumpsAndRotationGivesEveryEventItsOwnStack(Jdk jdk) throws Exception {
         Path out = dir.resolve("continuous.txt");
         // pending=1500: stackreq asks JFR for a new chunk (at most once a second) when that many
-        // events wait; the app's dumps of the running recording finish chunks too.
+        // events wait; the app's dumps of the running recording finish chunks too. Over 5 s the
+        // 14,000 requests fill a rotation's 1,500 in about half a second.
         JvmRun.on(jdk, dir).name("continuous").stackreqOptions("pending=1500")
-                .main(DistinctStacks.class, "out=" + out, "mode=continuous", "dir=" + dir, "seconds=8")
+                .main(DistinctStacks.class, "out=" + out, "mode=continuous", "dir=" + dir, "seconds=5")
                 .timeout(Duration.ofSeconds(80)).run();
         Report report = Report.read(out);
         Checked checked = check(jdk, "continuous final", report.path("dump.final"), report, true);
