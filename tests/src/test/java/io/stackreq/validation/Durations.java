@@ -1,9 +1,8 @@
 package io.stackreq.validation;
 
 /**
- * How long the validation runs: {@link #CI} keeps the whole CI run (both JDKs, their oracle runs
- * side by side in {@code ValidationTest.Oracle}) near two minutes on two cores; {@link #FULL}
- * ({@code tests/validate --full}) gives the numbers of docs/validation.md.
+ * How long the validation runs: {@link #CI} keeps the whole CI run (both JDKs) near four
+ * minutes on two cores; {@link #FULL} ({@code tests/validate --full}) gives the numbers of docs/validation.md.
  * The oracle runs 6 s per workload in CI (about 2,000-5,000 signal samples each, well above the 200
  * the assertions need). It ran 10 s while the AsyncGetCallTrace walk was the default: its rarest
  * wrong traces (0.02-0.07% of the class-loading workload) crossed the 0.1% the assertion allows

@@ -13,7 +13,6 @@ import java.util.Locale;
 import java.util.function.Predicate;
 
 import io.stackreq.tests.support.Jdk;
-import io.stackreq.tests.support.OnEachJdkAtOnce;
 import io.stackreq.validation.bias.BiasBenchmark;
 import io.stackreq.validation.bias.BiasBenchmark.Cell;
 import io.stackreq.validation.bias.BiasWorkloads;
@@ -23,7 +22,6 @@ import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
 import io.stackreq.validation.oracle.OracleMain;
 import io.stackreq.validation.oracle.OracleRun;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,47 +56,34 @@ class ValidationTest {
     @TempDir
     Path dir;
 
-    /**
-     * The oracle, its JDKs side by side: an oracle JVM runs one workload thread at a time (three
-     * in {@code threads}) and keeps about one core busy (0.96-0.98 measured), and every signal
-     * sample follows 1 ms of that thread's own CPU time, so two of them fit two cores. A JVM
-     * starved of CPU loses samples and the frame-type check loses margin: at load 13 on two cores
-     * it failed even alone (exceptions, 99.86% of frames typed right).
-     */
-    @Nested
-    class Oracle {
-        @TempDir
-        Path dir;
-
-        @OnEachJdkAtOnce
-        void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
-            Durations durations = Durations.fromSystemProperties();
-            OracleRun.Result result = OracleRun.run(jdk, dir, OracleMain.WORKLOADS, durations.oracleSeconds());
-            String table = OracleTable.markdown(result, durations.oracleSeconds());
-            report(table + "\n" + OracleTable.examples(result));
-            List<Executable> checks = new ArrayList<>();
-            for (String workload : result.workloads()) {
-                for (Layer layer : Layer.values()) {
-                    Tally tally = result.tally(layer, workload);
-                    int minimum = layer == Layer.SIGNAL ? MIN_SIGNAL_SAMPLES : 1;
-                    checks.add(() -> assertTrue(tally.matched() + tally.mismatched >= minimum,
-                            () -> String.format(Locale.ROOT, "%s %s [%s]: only %d stack traces (failed %d); need %d",
-                                    jdk, workload, layer.label, tally.matched() + tally.mismatched,
-                                    tally.failed, minimum)));
-                    checks.add(() -> assertTrue(tally.matchPercent() >= MIN_MATCH_PERCENT,
-                            () -> String.format(Locale.ROOT, "%s %s [%s]: %.2f%% of %d stack traces match "
-                                    + "(%d mismatched), need %.1f%%; examples:%n%s", jdk, workload, layer.label,
-                                    tally.matchPercent(),
-                                    tally.matched() + tally.mismatched, tally.mismatched, MIN_MATCH_PERCENT,
-                                    String.join("\n", tally.examples))));
-                    if (layer != Layer.JVMTI) {
-                        checks.add(() -> assertFrameTypes(jdk, workload, layer, tally.frameTypes,
-                                layer == Layer.SIGNAL ? MIN_SIGNAL_SAMPLES : 1));
-                    }
+    @ParameterizedTest
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
+        Durations durations = Durations.fromSystemProperties();
+        OracleRun.Result result = OracleRun.run(jdk, dir, OracleMain.WORKLOADS, durations.oracleSeconds());
+        String table = OracleTable.markdown(result, durations.oracleSeconds());
+        report(table + "\n" + OracleTable.examples(result));
+        List<Executable> checks = new ArrayList<>();
+        for (String workload : result.workloads()) {
+            for (Layer layer : Layer.values()) {
+                Tally tally = result.tally(layer, workload);
+                int minimum = layer == Layer.SIGNAL ? MIN_SIGNAL_SAMPLES : 1;
+                checks.add(() -> assertTrue(tally.matched() + tally.mismatched >= minimum,
+                        () -> String.format(Locale.ROOT, "%s %s [%s]: only %d stack traces (failed %d); need %d",
+                                jdk, workload, layer.label, tally.matched() + tally.mismatched,
+                                tally.failed, minimum)));
+                checks.add(() -> assertTrue(tally.matchPercent() >= MIN_MATCH_PERCENT,
+                        () -> String.format(Locale.ROOT, "%s %s [%s]: %.2f%% of %d stack traces match (%d mismatched), "
+                                + "need %.1f%%; examples:%n%s", jdk, workload, layer.label, tally.matchPercent(),
+                                tally.matched() + tally.mismatched, tally.mismatched, MIN_MATCH_PERCENT,
+                                String.join("\n", tally.examples))));
+                if (layer != Layer.JVMTI) {
+                    checks.add(() -> assertFrameTypes(jdk, workload, layer, tally.frameTypes,
+                            layer == Layer.SIGNAL ? MIN_SIGNAL_SAMPLES : 1));
                 }
             }
-            assertAll(checks);
         }
+        assertAll(checks);
     }
 
     /** At least minimum frames with a known type, and of those at least MIN_MATCH_PERCENT typed right. */
@@ -167,7 +152,7 @@ class ValidationTest {
                         cell.hot(), expected, MIN_NATIVE_TOP_PERCENT, cell.hotTops()));
     }
 
-    private static synchronized void report(String text) throws IOException {
+    private static void report(String text) throws IOException {
         System.out.println(text);
         Path file = Path.of(System.getProperty("stackreq.root", "..")).resolve("tests/target/validation-ci-tables.md");
         Files.createDirectories(file.getParent());
