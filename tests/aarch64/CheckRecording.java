@@ -15,11 +15,20 @@ import jdk.jfr.consumer.RecordingFile;
 
 /**
  * tests/aarch64.sh run's check, run with the host's JDK (java CheckRecording.java REC.jfr
- * SAMPLES.jsonl): the recording the aarch64 JVM wrote against the samples libstackreq-perf.so
- * wrote. Exits 1 with one line per broken rule; prints the counts either way.
+ * SAMPLES.jsonl [OUT.txt [--split-not-checked]]): the recording the aarch64 JVM wrote against the
+ * samples libstackreq-perf.so wrote and, with Workload's output, the split of the stacks between
+ * fibonacci and hashes against the CPU time Workload measured in each (printed only with
+ * --split-not-checked). Exits 1 with one line per broken rule; prints the counts either way.
  */
 public final class CheckRecording {
+    private static final int MINIMUM_WORKLOAD_STACKS = 200;
     private static final Pattern SAMPLE = Pattern.compile("\"type\":\"sample\",\"userData\":(-?\\d+).*\"error\":(-?\\d+)");
+
+    private static final Pattern CPU = Pattern.compile("Workload: CPU fibonacci (\\d+) ns, hashes (\\d+) ns");
+
+    private static boolean isWorkload(RecordedFrame frame, String method) {
+        return frame.getMethod().getType().getName().equals("Workload") && frame.getMethod().getName().equals(method);
+    }
 
     public static void main(String[] args) throws IOException {
         List<RecordedEvent> events = new ArrayList<>();
@@ -70,7 +79,7 @@ public final class CheckRecording {
         if (duplicated > 0) broken.add(duplicated + " userData values in more than one event");
         if (unanswered > 0) broken.add(unanswered + " events whose userData is no sample that returned NONE");
         // The walks themselves: stacks of the program's own threads should reach their first frame.
-        int failed = 0, workload = 0, whole = 0;
+        int failed = 0, workload = 0, whole = 0, inFibonacci = 0, inHashes = 0;
         for (RecordedEvent event : events) {
             if (event.getBoolean("failed")) {
                 failed++;
@@ -80,16 +89,47 @@ public final class CheckRecording {
             List<RecordedFrame> frames = stack == null ? List.of() : stack.getFrames();
             if (frames.stream().noneMatch(frame -> frame.getMethod().getType().getName().equals("Workload"))) continue;
             workload++;
+            if (frames.stream().anyMatch(frame -> isWorkload(frame, "fibonacci"))) inFibonacci++;
+            if (frames.stream().anyMatch(frame -> isWorkload(frame, "hashes"))) inHashes++;
             RecordedFrame bottom = frames.get(frames.size() - 1);
             String entry = bottom.getMethod().getType().getName() + "." + bottom.getMethod().getName();
             if (!stack.isTruncated() && (entry.equals("Workload.main") || entry.equals("java.lang.Thread.run"))) whole++;
         }
         System.out.printf("events: %d, failed %d; %d with Workload frames, %d of them from the thread's first frame; samples by result %s%n",
                 events.size(), failed, workload, whole, resultCounts);
-        if (workload == 0) broken.add("no stack with a frame of Workload");
+        // Workload runs for CPU time, so a short count means lost requests, events or walks rather
+        // than a slow machine; and below a few hundred stacks the 99% rule could not see a 1% loss.
+        if (workload < MINIMUM_WORKLOAD_STACKS) {
+            broken.add("only " + workload + " stacks with a frame of Workload, fewer than " + MINIMUM_WORKLOAD_STACKS);
+        }
         // A stack that does not is cut short or made of stale frames (the walks from C code in Java
         // state did that on aarch64 before they were refused); 1% leaves room for what is not known.
         if (whole < workload * 99 / 100) broken.add("fewer than 99% of Workload's stacks reach the thread's first frame");
+        if (args.length > 2) {
+            Matcher cpu = CPU.matcher(Files.readString(Path.of(args[2])));
+            if (cpu.find()) {
+                double fibonacciNanos = Double.parseDouble(cpu.group(1)), hashesNanos = Double.parseDouble(cpu.group(2));
+                int stacks = inFibonacci + inHashes;
+                double truth = 100 * fibonacciNanos / (fibonacciNanos + hashesNanos);
+                double recorded = 100.0 * inFibonacci / Math.max(1, stacks);
+                // The sampler fires every 10 ms of a thread's CPU time, so each method's share of
+                // the stacks estimates its share of the CPU time; the bound is 3 points or, with
+                // few stacks, 4 standard deviations of that estimate, so that sampling noise alone
+                // almost never crosses it while a walk that fails in one method's code (a stub's,
+                // say) shows as a bias.
+                double bound = Math.max(3, 4 * Math.sqrt(truth * (100 - truth) / Math.max(1, stacks)));
+                boolean checked = args.length < 4 || !args[3].equals("--split-not-checked");
+                System.out.printf("split: fibonacci %.1f%% of the %d stacks in fibonacci or hashes, %.1f%% of their measured CPU time"
+                        + " (%+.1f points, bound %.1f%s)%n", recorded, stacks, truth, recorded - truth, bound,
+                        checked ? "" : ", not checked on this JDK");
+                if (checked && Math.abs(recorded - truth) > bound) {
+                    broken.add(String.format("fibonacci's share of the stacks %.1f%% is more than %.1f points from its share of the CPU time %.1f%%",
+                            recorded, bound, truth));
+                }
+            } else {
+                broken.add("no CPU time line in " + args[2]);
+            }
+        }
         for (String rule : broken) System.out.println("BROKEN: " + rule);
         System.exit(broken.isEmpty() ? 0 : 1);
     }
