@@ -119,6 +119,125 @@ void test_callers() {
     CHECK(!caller_of_unbuilt_frame(&context, FrameSetup::kReturnAddressOnTop, thread, &caller));
 }
 
+// Leaf stubs, decoded whole (stub_frame_setup_in); encodings from aarch64-linux-gnu-as
+// -march=armv8.3-a.
+FrameSetup in_stub(const uint32_t* code, size_t count, size_t index) {
+    const uintptr_t start = reinterpret_cast<uintptr_t>(code);
+    return stub_frame_setup_in(start + index * 4, start, start + count * 4);
+}
+
+// A stub that builds no record and keeps sp, x29 and x30 the caller's (as the vectorized hash code
+// does): the caller's PC is in x30 everywhere, SIMD registers 29 and 30 notwithstanding.
+const uint32_t kFramelessStub[] = {
+    0x4cdf7020,  // 0 ld1 {v0.16b}, [x1], #16
+    0x91000400,  // 1 add x0, x0, #0x1
+    0x0e043c02,  // 2 mov w2, v0.s[0]
+    0x4ea01c1d,  // 3 mov v29.16b, v0.16b
+    0xeb03001f,  // 4 cmp x0, x3
+    0xb100041f,  // 5 cmn x0, #0x1  (adds xzr: not sp)
+    0x10ffff69,  // 6 adr x9, start
+    0xd61f0120,  // 7 br x9
+    kRet,        // 8
+};
+
+// enter() ... leave(); ret, with a call and two exits.
+const uint32_t kEnterStub[] = {
+    0xa9bf7bfd,  // 0 stp x29, x30, [sp, #-16]!
+    0x910003fd,  // 1 mov x29, sp
+    0xf9400422,  // 2 ldr x2, [x1, #8]
+    0x97fffffd,  // 3 bl
+    0xb4000082,  // 4 cbz x2, 8
+    0x910003bf,  // 5 mov sp, x29
+    0xa8c17bfd,  // 6 ldp x29, x30, [sp], #16
+    kRet,        // 7
+    0xa8c17bfd,  // 8 ldp x29, x30, [sp], #16
+    kRet,        // 9
+};
+
+void test_frameless_stub() {
+    constexpr size_t n = sizeof(kFramelessStub) / 4;
+    for (size_t i = 0; i < n; i++) CHECK(in_stub(kFramelessStub, n, i) == FrameSetup::kReturnAddressInLink);
+    // Outside the range, or a range too long to decode in a signal handler.
+    const uintptr_t start = reinterpret_cast<uintptr_t>(kFramelessStub);
+    CHECK(stub_frame_setup_in(start + n * 4, start, start + n * 4) == FrameSetup::kUnknown);
+    CHECK(stub_frame_setup_in(start, start, start + kMaxDecodedStubBytes + 4) == FrameSetup::kUnknown);
+}
+
+void test_enter_stub() {
+    constexpr size_t n = sizeof(kEnterStub) / 4;
+    CHECK(in_stub(kEnterStub, n, 0) == FrameSetup::kReturnAddressInLink);
+    CHECK(in_stub(kEnterStub, n, 1) == FrameSetup::kSavedFpOnTop);
+    for (size_t i : {2, 3, 4, 5}) CHECK(in_stub(kEnterStub, n, i) == FrameSetup::kRecordAtFramePointer);
+    CHECK(in_stub(kEnterStub, n, 6) == FrameSetup::kSavedFpOnTop);
+    CHECK(in_stub(kEnterStub, n, 7) == FrameSetup::kReturnAddressInLink);
+    CHECK(in_stub(kEnterStub, n, 8) == FrameSetup::kSavedFpOnTop);
+    CHECK(in_stub(kEnterStub, n, 9) == FrameSetup::kReturnAddressInLink);
+    // Alignment nops before enter(): a PC on them is not the stub's.
+    const uint32_t aligned[] = {kNop, 0xa9bf7bfd, 0x910003fd, 0xf9400422, 0xa8c17bfd, kRet};
+    CHECK(in_stub(aligned, 6, 0) == FrameSetup::kUnknown);
+    CHECK(in_stub(aligned, 6, 1) == FrameSetup::kReturnAddressInLink);
+    CHECK(in_stub(aligned, 6, 3) == FrameSetup::kRecordAtFramePointer);
+    // A pop not followed by ret, a ret without the pop: where the frame is, is not known.
+    const uint32_t pop_then_branch[] = {0xa9bf7bfd, 0x910003fd, 0xa8c17bfd, 0x14000001, kRet};
+    CHECK(in_stub(pop_then_branch, 5, 2) == FrameSetup::kUnknown);
+    const uint32_t bare_ret[] = {0xa9bf7bfd, 0x910003fd, 0xf9400422, kRet};
+    CHECK(in_stub(bare_ret, 4, 2) == FrameSetup::kUnknown);
+}
+
+// Instructions that make the decode give up, in a frameless stub and in an enter() stub's body
+// (where x30's writes and sp-relative accesses without write-back are harmless).
+void test_undecoded_stubs() {
+    struct Case {
+        uint32_t instruction;
+        bool harmless_after_enter;
+    };
+    const Case cases[] = {
+        {0xd10103ff, false},  // sub sp, sp, #0x40
+        {0x6dbf27e8, false},  // stp d8, d9, [sp, #-16]!
+        {0xaa0003fd, false},  // mov x29, x0
+        {0xa9407be0, false},  // ldp x0, x30, [sp]   (a load into x30)
+        {0x0e043c1d, false},  // mov w29, v0.s[0]
+        {0xd503233f, false},  // paciasp
+        {0xd65f0bff, false},  // retaa
+        {0xc81d7c20, false},  // stxr w29, x0, [x1]
+        {0x97fffffd, true},   // bl
+        {0xf90007e0, true},   // str x0, [sp, #8]
+        {0xaa0103fe, true},   // mov x30, x1
+    };
+    for (const Case& c : cases) {
+        const uint32_t frameless[] = {0x91000400, c.instruction, 0x91000400, kRet};
+        CHECK(in_stub(frameless, 4, 0) == FrameSetup::kUnknown);
+        const uint32_t entered[] = {0xa9bf7bfd, 0x910003fd, c.instruction, 0x91000400, 0xa8c17bfd, kRet};
+        CHECK(in_stub(entered, 6, 3) ==
+              (c.harmless_after_enter ? FrameSetup::kRecordAtFramePointer : FrameSetup::kUnknown));
+    }
+}
+
+// The caller from a stub's own record: only while x29 is sp, as it is from enter() to leave().
+void test_stub_record_caller() {
+    alignas(16) uintptr_t stack[64] = {};
+    const uintptr_t low = reinterpret_cast<uintptr_t>(stack);
+    ThreadSlotView thread{nullptr, low, low + sizeof(stack), false, 0};
+    constexpr uintptr_t kReturn = 0x7f0000001234, kCallerFp = 0x7f0000fff000;
+    const uintptr_t record = low + 0x100;
+    stack[(record - low) / sizeof(uintptr_t)] = kCallerFp;
+    stack[(record - low) / sizeof(uintptr_t) + 1] = kReturn;
+    ucontext_t context{};
+    context.uc_mcontext.regs[30] = 0x7f0000009999;  // a call's link, not the caller
+    Registers caller{};
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kEnterStub + 2), record, record});
+    CHECK(caller_of_unbuilt_frame(&context, FrameSetup::kRecordAtFramePointer, thread, &caller));
+    CHECK(caller.pc == kReturn - 1 && caller.sp == record + 16 && caller.fp == kCallerFp);
+    // Entered past its enter(): x29 is the caller's, away from sp.
+    write_registers(&context, Registers{reinterpret_cast<uintptr_t>(kEnterStub + 2), record, record + 0x40});
+    CHECK(!caller_of_unbuilt_frame(&context, FrameSetup::kRecordAtFramePointer, thread, &caller));
+    CHECK(!caller_of_unbuilt_frame(&context, FrameSetup::kUnknown, thread, &caller));
+}
+
 }  // namespace
 
-int main() { return run_tests("frame_setup_aarch64_test", {test_unverified_entry, test_small_frame, test_large_frame, test_callers}); }
+int main() {
+    return run_tests("frame_setup_aarch64_test", {test_unverified_entry, test_small_frame, test_large_frame, test_callers,
+                                                  test_frameless_stub, test_enter_stub, test_undecoded_stubs,
+                                                  test_stub_record_caller});
+}

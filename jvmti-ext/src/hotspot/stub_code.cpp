@@ -112,6 +112,18 @@ bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
     return append_range(ranges_, kCapacity, claimed_, published_, Range{start, start + length});
 }
 
+bool StubCode::range_of(uintptr_t pc, Range* range) {
+    const uint32_t count = published_.load(std::memory_order_acquire);
+    if (pc < lowest_.load(std::memory_order_relaxed) || pc >= highest_.load(std::memory_order_relaxed)) return false;
+    for (uint32_t i = 0; i < count; i++) {
+        if (pc >= ranges_[i].start && pc < ranges_[i].end) {
+            *range = ranges_[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 bool StubCode::contains(uintptr_t pc) {
     uint32_t count = published_.load(std::memory_order_acquire);
     // Most PCs are in compiled methods, outside the stubs' span: no range is read for them (the

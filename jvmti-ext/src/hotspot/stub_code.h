@@ -21,6 +21,10 @@ public:
     static bool add(const char* name, uintptr_t start, uintptr_t length);
     // Async-signal-safe.
     static bool contains(uintptr_t pc);
+    struct Range;
+    // Async-signal-safe: the leaf stub pc is in (its whole code, from its first instruction, for
+    // decoding its frame setup on aarch64); false when pc is in none.
+    static bool range_of(uintptr_t pc, Range* range);
     // Async-signal-safe: whether pc is in the VM code that dispatches an exception (C2's rethrow
     // stub, the exception blobs, the C1 exception and unwind stubs), where a method's frame has
     // just been popped or is being unwound (added by add() too, up to kDispatchCapacity).

@@ -30,7 +30,9 @@ constexpr bool kSignalFrameKnown = true;
 #elif defined(__aarch64__)
 constexpr const char* kArchitecture = "aarch64";
 constexpr bool kHotSpotFramesKnown = false;
-constexpr bool kStubFramesKnown = false;
+// Decoded from the whole stub's instructions (stub_frame_setup_in): only the stubs whose frame
+// record is certain at every PC are recovered, the others' walks keep failing.
+constexpr bool kStubFramesKnown = true;
 constexpr bool kNativeUnwindKnown = false;
 constexpr bool kSignalFrameKnown = false;
 #else
@@ -65,14 +67,28 @@ enum class FrameSetup {
     // x30 (lr); sp is the caller's, or below it by the bytes the instruction at pc says.
     kReturnAddressInLink,
     kBuilt,  // anywhere else: the frame is complete
+    // aarch64 stubs only: the stub's own record (`stp x29, x30, [sp, #-16]!; mov x29, sp`) is built
+    // and x29 still points at it; the caller's PC and fp are in that record.
+    kRecordAtFramePointer,
+    // aarch64 stubs only: the decode cannot say where the caller is (a stub that moves sp or x29
+    // other than by that record, a PC after its teardown but not at its return): no retry.
+    kUnknown,
 };
 // The registers of the caller of a frame that is not set up (setup, from the signal's pc): false
 // when they are not readable (the words it reads must lie on thread's stack). Its PC is the
 // return address minus 1, inside the call instruction, so the caller's line is the call's.
 bool caller_of_unbuilt_frame(const void* ucontext, FrameSetup setup, const ThreadSlotView& thread, Registers* caller);
-// HotSpot's x86_64 leaf stubs: `push rbp; mov rbp, rsp` ... `leave; ret`. Not decoded on aarch64
-// yet (every stub frame reads as built).
+// HotSpot's x86_64 leaf stubs: `push rbp; mov rbp, rsp` ... `leave; ret` (only the instruction at pc
+// is read; kBuilt is then a guess the walk checks). aarch64: the whole stub pc is in (StubCode) is
+// decoded by stub_frame_setup_in; never kBuilt, kUnknown outside a known stub.
 FrameSetup stub_frame_setup_at(uintptr_t pc);
+#if defined(__aarch64__)
+// aarch64: how far the frame of the stub occupying [start, end) is set up at pc, from all its
+// instructions (a PC's position alone cannot tell a leaf stub that keeps the caller's x29 and
+// x30 from one that built its record). Reads the whole range; kUnknown past kMaxDecodedStubBytes.
+constexpr uintptr_t kMaxDecodedStubBytes = 8192;
+FrameSetup stub_frame_setup_in(uintptr_t pc, uintptr_t start, uintptr_t end);
+#endif
 // HotSpot's x86_64 compiled methods: `[stack bang;] push rbp; [mov rbp, rsp;] sub rsp, N` ...
 // `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret`. aarch64 (build_frame and
 // remove_frame of macroAssembler_aarch64.cpp): `[nop;] [sub x9, sp, #bang; str xzr, [x9];]

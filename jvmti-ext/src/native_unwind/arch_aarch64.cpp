@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "hotspot/stub_code.h"
 #include "native_unwind/arch.h"
 #include "request/thread_registry.h"
 
@@ -99,8 +100,131 @@ uint64_t bytes_below_caller(uintptr_t pc) {
 
 }  // namespace
 
-// Stubs are not decoded on aarch64 yet: they read as built, as AsyncGetCallTrace itself takes them.
-FrameSetup stub_frame_setup_at(uintptr_t) { return FrameSetup::kBuilt; }
+namespace {
+
+// What a stub's instructions do to the registers that locate its caller (sp, x29, x30). The
+// classes below are supersets: an instruction that might write one of them counts as writing it
+// (an xzr destination of an add/sub counts for sp too), since a false "writes" only leaves a walk
+// failed, while a missed one would take a wrong caller.
+constexpr uint32_t kRegisterMask = 0x1f;
+bool is_frame_register(uint32_t r) { return r == 29 || r == 30; }
+uint32_t rd(uint32_t i) { return i & kRegisterMask; }
+
+// HotSpot's leave(): `mov sp, x29` before the pop.
+bool is_mov_sp_fp(uint32_t i) { return i == 0x910003bf; }
+
+// Writes sp other than through a load or store: add/sub (immediate or extended register) and the
+// logical immediates without flags, whose destination 31 is sp; SVE's addvl/addpl (any SVE
+// instruction with destination 31, a superset).
+bool writes_sp_arithmetic(uint32_t i) {
+    if (rd(i) != 31) return false;
+    if ((i & 0x1f800000) == 0x11000000 && (i & (1u << 29)) == 0) return true;    // add/sub immediate
+    if ((i & 0x1f200000) == 0x0b200000 && (i & (1u << 29)) == 0) return true;    // add/sub extended register
+    if ((i & 0x1f800000) == 0x12000000 && (i & 0x60000000) != 0x60000000) return true;  // logical immediate, not ands
+    return (i & 0x1e000000) == 0x04000000;                                        // SVE
+}
+
+// A load or store, general or SIMD (op0 x1x0).
+bool is_load_store(uint32_t i) { return (i & 0x0a000000) == 0x08000000; }
+// One that writes its base register back (pre- or post-index, single register or pair).
+bool writes_back_base(uint32_t i) {
+    return (i & 0x3b200400) == 0x38000400 || (i & 0x3a800000) == 0x28800000;
+}
+uint32_t base_register(uint32_t i) { return (i >> 5) & kRegisterMask; }
+
+// Writes x29 or x30 (or might): an integer data-processing destination, a general register loaded
+// (either of a pair), an exclusive store's status, a system register read, a move from a SIMD
+// register or FP conversion into one, any SVE destination, a call's link.
+bool writes_frame_register(uint32_t i) {
+    if ((i & 0x1c000000) == 0x10000000 || (i & 0x0e000000) == 0x0a000000) return is_frame_register(rd(i));
+    if (is_load_store(i)) {
+        if ((i & (1u << 26)) != 0) return false;  // SIMD registers
+        if (is_frame_register(rd(i))) return true;
+        if ((i & 0x3a000000) == 0x28000000 && is_frame_register((i >> 10) & kRegisterMask)) return true;
+        return (i & 0x3f000000) == 0x08000000 && is_frame_register((i >> 16) & kRegisterMask);
+    }
+    if ((i & 0xfff00000) == 0xd5300000) return is_frame_register(rd(i));                        // mrs
+    if ((i & 0x5f20fc00) == 0x1e200000 || (i & 0x9fe08400) == 0x0e000400) return is_frame_register(rd(i));
+    if ((i & 0x1e000000) == 0x04000000) return is_frame_register(rd(i)) || rd(i) == 31;        // SVE
+    if ((i & 0xfc000000) == 0x94000000 || (i & 0xfefff000) == 0xd63f0000) return true;          // bl, blr(aa/ab)
+    return false;
+}
+
+// Pointer authentication of the link (paciasp, autiasp and the other hints of CRm 3, retaa/retab):
+// the saved x30 would then be a signed address, not a PC.
+bool authenticates_link(uint32_t i) { return (i & 0xffffff1f) == 0xd503231f || (i & 0xfffffbff) == 0xd65f0bff; }
+
+// The stub of [start, end) with count instructions read into code.
+FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
+    // A leaf stub that never touches sp, x29 or x30: at every PC they are the caller's, and the
+    // caller's PC is the return address in x30 (the stub was entered by bl, or by a trampoline's
+    // br after the caller's bl). Stubs reached by a jump from another stub reach it with that one's
+    // link, which is the same caller's.
+    for (size_t k = 0; k < count; k++) {
+        if (authenticates_link(code[k])) return FrameSetup::kUnknown;
+    }
+    bool frameless = true;
+    for (size_t k = 0; k < count && frameless; k++) {
+        const uint32_t i = code[k];
+        frameless = !writes_sp_arithmetic(i) && !writes_frame_register(i) &&
+                    !(is_load_store(i) && base_register(i) == 31);
+    }
+    if (frameless) return FrameSetup::kReturnAddressInLink;
+    // enter() first (after alignment nops), leave() and ret last on every exit: `stp x29, x30,
+    // [sp, #-16]!; mov x29, sp` ... `[mov sp, x29;] ldp x29, x30, [sp], #16; ret`. Anything else
+    // that moves sp or writes x29 (a stub saving registers below its record, a second entry
+    // jumped to with another frame) is not decoded: its walks keep failing.
+    size_t first = 0;
+    while (first < count && code[first] == kNop) first++;
+    if (first + 1 >= count || !is_push_record(code[first]) || !is_mov_fp_sp(code[first + 1])) return FrameSetup::kUnknown;
+    if (at < first) return FrameSetup::kUnknown;
+    for (size_t k = first + 2; k < count; k++) {
+        const uint32_t i = code[k];
+        if (is_pop_record(i)) {
+            if (k + 1 >= count || code[k + 1] != kRet) return FrameSetup::kUnknown;
+            continue;
+        }
+        if (i == kRet) {
+            if (!is_pop_record(code[k - 1])) return FrameSetup::kUnknown;
+            continue;
+        }
+        if (is_mov_sp_fp(i)) continue;
+        if (is_push_record(i) || is_mov_fp_sp(i) || writes_sp_arithmetic(i) ||
+            (is_load_store(i) && base_register(i) == 31 && writes_back_base(i))) {
+            return FrameSetup::kUnknown;
+        }
+        // x30 is saved in the record: a call's link or another write of it loses nothing. x29 is not.
+        if (writes_frame_register(i) && !((i & 0xfc000000) == 0x94000000 || (i & 0xfefff000) == 0xd63f0000) &&
+            !(rd(i) == 30 && !is_load_store(i))) {
+            return FrameSetup::kUnknown;
+        }
+    }
+    // sp stays at the record from the push to the pop, so the record is at sp there.
+    if (at == first) return FrameSetup::kReturnAddressInLink;            // the push
+    if (at == first + 1) return FrameSetup::kSavedFpOnTop;               // mov x29, sp
+    if (is_pop_record(code[at])) return FrameSetup::kSavedFpOnTop;
+    if (code[at] == kRet) return FrameSetup::kReturnAddressInLink;       // after the pop
+    return FrameSetup::kRecordAtFramePointer;
+}
+
+}  // namespace
+
+FrameSetup stub_frame_setup_in(uintptr_t pc, uintptr_t start, uintptr_t end) {
+    if (start % sizeof(uint32_t) != 0 || pc % sizeof(uint32_t) != 0 || pc < start || pc >= end ||
+        end - start > kMaxDecodedStubBytes) {
+        return FrameSetup::kUnknown;
+    }
+    // Read in place: the stub's code is mapped as long as the JVM runs (StubCode's ranges), and a
+    // copy would put kMaxDecodedStubBytes on the interrupted thread's stack.
+    const uint32_t* code = reinterpret_cast<const uint32_t*>(start);
+    return decode_stub(code, (end - start) / sizeof(uint32_t), (pc - start) / sizeof(uint32_t));
+}
+
+FrameSetup stub_frame_setup_at(uintptr_t pc) {
+    StubCode::Range range{};
+    if (!StubCode::range_of(pc, &range)) return FrameSetup::kUnknown;
+    return stub_frame_setup_in(pc, range.start, range.end);
+}
 
 FrameSetup compiled_frame_setup_at(uintptr_t pc) {
     uint32_t c[4];
@@ -139,6 +263,15 @@ bool caller_of_unbuilt_frame(const void* ucontext, FrameSetup setup, const Threa
     if (setup == FrameSetup::kSavedFpOnTop && thread.holds(at_signal.sp, 2 * sizeof(uintptr_t))) {
         const uintptr_t* record = reinterpret_cast<const uintptr_t*>(at_signal.sp);
         *caller = Registers{record[1] - 1, at_signal.sp + 2 * sizeof(uintptr_t), record[0]};
+        return true;
+    }
+    // A stub's own record, which it keeps at sp from its push to its pop: x29 == sp tells a built
+    // record from a stub entered past its enter() with the caller's x29.
+    if (setup == FrameSetup::kRecordAtFramePointer && at_signal.fp == at_signal.sp &&
+        thread.holds(at_signal.fp, 2 * sizeof(uintptr_t))) {
+        const uintptr_t* record = reinterpret_cast<const uintptr_t*>(at_signal.fp);
+        if (record[1] == 0) return false;
+        *caller = Registers{record[1] - 1, at_signal.fp + 2 * sizeof(uintptr_t), record[0]};
         return true;
     }
     if (setup == FrameSetup::kReturnAddressInLink) {

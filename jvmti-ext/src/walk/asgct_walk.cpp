@@ -104,10 +104,13 @@ int32_t walk_from_unbuilt_frame(const ThreadSlotView& thread, void* ucontext, Fr
 int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
                          uint32_t max_depth, Registers* top) {
     const Registers at_signal = read_registers(ucontext);
-    int32_t result = walk_from_unbuilt_frame(thread, ucontext, stub_frame_setup_at(at_signal.pc), frames, max_depth,
-                                             top);
+    const FrameSetup setup = stub_frame_setup_at(at_signal.pc);
+    int32_t result = walk_from_unbuilt_frame(thread, ucontext, setup, frames, max_depth, top);
     if (result > 0) return result;
     result = kWalkUnknownJava;
+    // aarch64 decodes the whole stub: where that found the caller, or could not, the guesses below
+    // (x86_64's) would only find a wrong one.
+    if (setup == FrameSetup::kRecordAtFramePointer || setup == FrameSetup::kUnknown) return result;
     // The stub built a frame: caller's pc at fp+8, sp = fp+16. Stub frames are small; an fp far
     // above sp is a stale frame pointer left by compiled code (C2 does not keep rbp as one), and
     // walking from it would silently skip frames.
@@ -275,8 +278,9 @@ int32_t AsgctWalk::walk(const ThreadSlotView& thread, void* ucontext, CallFrame*
     if (!failed_in_java_code(result) || thread.stack_high == 0) return result;
     // Only a stub has its Java caller one frame up; elsewhere (the interpreter, a compiled
     // method's prologue, libjvm) unwinding one frame would silently drop Java frames. On aarch64
-    // the stubs' frames are not known yet: a retry from x29's frame record there gave stacks cut
-    // short below the stub's caller (1% of them under qemu), where failing says what happened.
+    // a blind retry from x29's frame record gave stacks cut short below the stub's caller (1% of
+    // them under qemu): a leaf stub that builds no record leaves x29 the caller's, and its caller's
+    // PC in x30. So aarch64 retries only where stub_frame_setup_at decoded the stub's setup.
     if (!kStubFramesKnown || !StubCode::contains(pc)) return result;
     int32_t retried = walk_from_caller(thread, ucontext, frames, max_depth, top);
     if (retried > 0) {
