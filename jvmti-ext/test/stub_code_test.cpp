@@ -12,6 +12,10 @@ int main() {
     CHECK(StubCode::add("jint_disjoint_arraycopy", 0x1000, 0x100));
     CHECK(StubCode::contains(0x1000) && StubCode::contains(0x10ff));
     CHECK(!StubCode::contains(0xfff) && !StubCode::contains(0x1100));
+    // The whole stub a PC is in, for aarch64's decoding of it.
+    StubCode::Range range{};
+    CHECK(StubCode::range_of(0x1080, &range) && range.start == 0x1000 && range.end == 0x1100);
+    CHECK(!StubCode::range_of(0x1100, &range));
 
     // Code that is no leaf stub is never recovered from (names as HotSpot 17 and 25 report them).
     uintptr_t at = 0x10000;
@@ -25,12 +29,12 @@ int main() {
     }
     for (const char* name : {"jbyte_disjoint_arraycopy", "checkcast_arraycopy_uninit", "arrayof_jint_fill",
                              "vectorizedMismatch", "updateBytesCRC32C", "sha256_implCompressMB", "libmSin", "dexp",
-                             "g1_post_barrier_slow"}) {
+                             "g1_post_barrier_slow", "large_arrays_hashcode_byte"}) {
         CHECK(StubCode::add(name, at, 0x100));
         CHECK(StubCode::contains(at + 0x10));
         at += 0x1000;
     }
-    CHECK(StubCode::size() == 10);
+    CHECK(StubCode::size() == 11);
     // Frameless code, by kind; none of it a leaf stub.
     CHECK(StubCode::frameless_at(0x10000 + 0x1000 + 0x10) == StubCode::Frameless::kAdapters);
     CHECK(StubCode::frameless_at(0x10000 + 11 * 0x1000 + 0x10) == StubCode::Frameless::kReturnAddressOnTop);
@@ -50,7 +54,7 @@ int main() {
     CHECK(StubCode::in_exception_dispatch(0x90010) && StubCode::in_exception_dispatch(0x91010));
     CHECK(!StubCode::in_exception_dispatch(0x90080) && !StubCode::contains(0x90010));
     CHECK(!StubCode::in_exception_dispatch(0x1000));
-    CHECK(StubCode::size() == 10);
+    CHECK(StubCode::size() == 11);
     // The span of the ranges grew past the first one's; its range is still found, and a PC past
     // the last range is outside the span.
     CHECK(StubCode::contains(0x1000) && !StubCode::contains(at + 0x10));

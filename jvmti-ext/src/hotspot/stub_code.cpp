@@ -32,6 +32,10 @@ constexpr const char* kLeafStubParts[] = {
     "arraycopy", "_fill", "vectorizedMismatch", "updateBytes", "aescrypt", "AESCrypt", "ghash_processBlocks",
     "sha1_", "sha256_", "sha512_", "md5_", "base64_", "chacha20", "mulAdd", "multiplyToLen", "squareToLen",
     "libm", "dexp", "dlog", "dpow", "dsin", "dcos", "dtan", "dcbrt", "fmod", "unsafe_setmemory", "jni_fast_Get",
+    // aarch64's vectorized hash code (String.hashCode and Arrays.hashCode from JDK 21 on): called
+    // by C2 code with bl, enter() ... leave(); x86_64 has no stub of that name (its intrinsic is
+    // inline in the compiled method).
+    "large_arrays_hashcode",
     // G1's barrier slow paths for C1 code: `push rbp; mov rbp, rsp`, the argument in the caller's frame.
     "g1_pre_barrier_slow", "g1_post_barrier_slow",
 };
