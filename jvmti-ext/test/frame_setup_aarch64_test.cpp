@@ -163,6 +163,30 @@ void test_frameless_stub() {
     CHECK(stub_frame_setup_in(start, start, start + kMaxDecodedStubBytes + 4) == FrameSetup::kUnknown);
 }
 
+// Instructions of the arm64 JDK 25's large_arrays_hashcode_byte (String.hashCode's stub), as
+// -XX:+PrintStubCode dumps them: enter(), SIMD set-up, the computed jump into an unrolled loop
+// (adr; sub; br), the loop's post-indexed loads, leave() and ret.
+const uint32_t kHashCodeStub[] = {
+    0xa9bf7bfd, 0x910003fd,  //  0 enter()
+    0x528e8be8, 0x4e041d0c,  //  2 mov w8, #...; mov v12.s[0], w8
+    0x927d0449, 0xb40004e9,  //  4 and x9, x2, #...; cbz x9
+    0x0cdf7023,              //  6 ld1 {v3.8b}, [x1], #8
+    0x10000248, 0xcb294d08,  //  7 adr x8, loop end; sub x8, x8, w9, uxtw #3
+    0x320013e9, 0xd61f0100,  //  9 mov w9, #0x1f; br x8
+    0x38801428, 0x1b092000,  // 11 ldrsb x8, [x1], #1; madd w0, w0, w9, w8
+    0x910003bf, 0xa8c17bfd,  // 13 leave()
+    kRet,                    // 15
+};
+
+void test_hash_code_stub() {
+    constexpr size_t n = sizeof(kHashCodeStub) / 4;
+    CHECK(in_stub(kHashCodeStub, n, 0) == FrameSetup::kReturnAddressInLink);
+    CHECK(in_stub(kHashCodeStub, n, 1) == FrameSetup::kSavedFpOnTop);
+    for (size_t i = 2; i <= 13; i++) CHECK(in_stub(kHashCodeStub, n, i) == FrameSetup::kRecordAtFramePointer);
+    CHECK(in_stub(kHashCodeStub, n, 14) == FrameSetup::kSavedFpOnTop);
+    CHECK(in_stub(kHashCodeStub, n, 15) == FrameSetup::kReturnAddressInLink);
+}
+
 void test_enter_stub() {
     constexpr size_t n = sizeof(kEnterStub) / 4;
     CHECK(in_stub(kEnterStub, n, 0) == FrameSetup::kReturnAddressInLink);
@@ -238,6 +262,6 @@ void test_stub_record_caller() {
 
 int main() {
     return run_tests("frame_setup_aarch64_test", {test_unverified_entry, test_small_frame, test_large_frame, test_callers,
-                                                  test_frameless_stub, test_enter_stub, test_undecoded_stubs,
+                                                  test_frameless_stub, test_enter_stub, test_hash_code_stub, test_undecoded_stubs,
                                                   test_stub_record_caller});
 }
