@@ -158,8 +158,10 @@ bool authenticates_link(uint32_t i) { return (i & 0xffffff1f) == 0xd503231f || (
 FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     // A leaf stub that never touches sp, x29 or x30: at every PC they are the caller's, and the
     // caller's PC is the return address in x30 (the stub was entered by bl, or by a trampoline's
-    // br after the caller's bl). Stubs reached by a jump from another stub reach it with that one's
-    // link, which is the same caller's.
+    // br after the caller's bl). One stub can see nothing of another that jumps into it: in the
+    // arm64 JDK 17 and 25 only ghash_processBlocks_wide jumps into a stub decoded here
+    // (ghash_processBlocks), and both of its jumps come with sp, x29 and x30 still its caller's
+    // (before it saves registers, and after it reloads them).
     for (size_t k = 0; k < count; k++) {
         if (authenticates_link(code[k])) return FrameSetup::kUnknown;
     }
