@@ -1,9 +1,9 @@
 // The only architecture-specific part of the request path: reading and rewriting the
 // registers of a signal's ucontext, and decoding the frame setup of HotSpot's code. x86_64 Linux
 // is implemented in full (arch_x86_64.cpp); aarch64 Linux has the registers, the cycle counter and
-// the frame setup of compiled methods (arch_aarch64.cpp), and the k...Known constants below say
-// what it lacks: the agent refuses or falls back from the options that need it at load
-// (agent/options.h, limit_to_architecture).
+// the frame setup of compiled methods and of the leaf stubs it can decode (arch_aarch64.cpp), and
+// the k...Known constants below say what it lacks: the agent refuses or falls back from the
+// options that need it at load (agent/options.h, limit_to_architecture).
 #pragma once
 
 #include <ucontext.h>
