@@ -75,7 +75,8 @@ class CliBadInputTest {
     @Test
     void truncatedSampleFile() throws IOException {
         byte[] bytes = Files.readAllBytes(samples);
-        for (int cut : new int[] {1, 50, bytes.length / 2 + 7, bytes.length - 2}) {
+        for (int at : new int[] {1, 50, bytes.length / 2 + 7, bytes.length - 2}) {
+            int cut = insideLine(bytes, at);
             Path truncated = Files.write(dir.resolve("cut-" + cut + ".jsonl"), Arrays.copyOf(bytes, cut));
             CliRun.Result result = CliRun.inProcess("report", recording, "--samples", truncated);
             if (result.exit().equals("0")) {
@@ -84,6 +85,20 @@ class CliBadInputTest {
                 CliRun.assertOneLineError(result);
             }
         }
+    }
+
+    /**
+     * The first cut at or after at that ends the file inside a line, at least one character before
+     * that line's end: a cut right after a newline leaves whole lines, one right before it a whole
+     * line without its newline, and neither is a cut-off line (the file's contents decide where the
+     * middle falls).
+     */
+    private static int insideLine(byte[] bytes, int at) {
+        int cut = at;
+        while (cut < bytes.length && (bytes[cut - 1] == '\n' || bytes[cut] == '\n')) {
+            cut++;
+        }
+        return cut;
     }
 
     @Test
