@@ -118,6 +118,8 @@ bool StubCode::add(const char* name, uintptr_t start, uintptr_t length) {
 
 bool StubCode::range_of(uintptr_t pc, Range* range) {
     const uint32_t count = published_.load(std::memory_order_acquire);
+    // Most PCs are in compiled methods, outside the stubs' span: no range is read for them (the
+    // scan touches every range's cache line, cold in a signal handler).
     if (pc < lowest_.load(std::memory_order_relaxed) || pc >= highest_.load(std::memory_order_relaxed)) return false;
     for (uint32_t i = 0; i < count; i++) {
         if (pc >= ranges_[i].start && pc < ranges_[i].end) {
@@ -129,14 +131,8 @@ bool StubCode::range_of(uintptr_t pc, Range* range) {
 }
 
 bool StubCode::contains(uintptr_t pc) {
-    uint32_t count = published_.load(std::memory_order_acquire);
-    // Most PCs are in compiled methods, outside the stubs' span: no range is read for them (the
-    // scan touches every range's cache line, cold in a signal handler).
-    if (pc < lowest_.load(std::memory_order_relaxed) || pc >= highest_.load(std::memory_order_relaxed)) return false;
-    for (uint32_t i = 0; i < count; i++) {
-        if (pc >= ranges_[i].start && pc < ranges_[i].end) return true;
-    }
-    return false;
+    Range range;
+    return range_of(pc, &range);
 }
 
 bool StubCode::in_exception_dispatch(uintptr_t pc) {

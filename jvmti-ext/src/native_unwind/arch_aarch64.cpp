@@ -132,6 +132,9 @@ bool writes_back_base(uint32_t i) {
 }
 uint32_t base_register(uint32_t i) { return (i >> 5) & kRegisterMask; }
 
+// bl, blr (and blraa/blrab): they write x30 with the link.
+bool is_call(uint32_t i) { return (i & 0xfc000000) == 0x94000000 || (i & 0xfefff000) == 0xd63f0000; }
+
 // Writes x29 or x30 (or might): an integer data-processing destination, a general register loaded
 // (either of a pair), an exclusive store's status, a system register read, a move from a SIMD
 // register or FP conversion into one, any SVE destination, a call's link.
@@ -146,7 +149,7 @@ bool writes_frame_register(uint32_t i) {
     if ((i & 0xfff00000) == 0xd5300000) return is_frame_register(rd(i));                        // mrs
     if ((i & 0x5f20fc00) == 0x1e200000 || (i & 0x9fe08400) == 0x0e000400) return is_frame_register(rd(i));
     if ((i & 0x1e000000) == 0x04000000) return is_frame_register(rd(i)) || rd(i) == 31;        // SVE
-    if ((i & 0xfc000000) == 0x94000000 || (i & 0xfefff000) == 0xd63f0000) return true;          // bl, blr(aa/ab)
+    if (is_call(i)) return true;
     return false;
 }
 
@@ -196,7 +199,7 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
             return FrameSetup::kUnknown;
         }
         // x30 is saved in the record: a call's link or another write of it loses nothing. x29 is not.
-        if (writes_frame_register(i) && !((i & 0xfc000000) == 0x94000000 || (i & 0xfefff000) == 0xd63f0000) &&
+        if (writes_frame_register(i) && !is_call(i) &&
             !(rd(i) == 30 && !is_load_store(i))) {
             return FrameSetup::kUnknown;
         }
