@@ -1,6 +1,6 @@
 // walker=vmstructs, the parts that run without a JVM: the VMStructs walk records interpreted frames'
 // Method* and bytecode pointer slots and compiled frames' PCs through a stack built here with
-// HotSpot's x86_64 interpreted frame layout, and tells a walk that reached the thread's first
+// HotSpot's interpreted frame layout of the target (native_unwind/arch.h), and tells a walk that reached the thread's first
 // entry frame from one cut short; CompiledMethods gives each compiled PC's frames from JVMTI
 // records built the way CompiledMethodLoad lays them out.
 #include "emitter/compiled_methods.h"
@@ -71,6 +71,33 @@ void walks_interpreted_frames() {
     // No stack bounds for the thread: nothing.
     CHECK(PhysicalWalk::walk_java(ThreadSlotView{}, top, frames, values, 8, &complete, &stopped_at) == 0 &&
           !complete);
+    PhysicalWalk::reset_for_test();
+}
+
+// An interpreted caller's machine SP, saved by its interpreted callee, can lie below the callee's
+// frame on aarch64 (the callee's frame is built below the caller's expression stack, above its
+// machine SP): the walk goes on from the callee's frame record there, and stops on x86_64, where
+// the sender SP lies above the frame.
+void walks_interpreted_callers_by_frame_record() {
+    PhysicalWalk::on_generated("Interpreter", kInterpreter, 0x10000);
+    FakeStack stack;
+    stack.frame(20, stack.address(60), kInterpreter + 0x200, stack.address(12), 0x5000, 0x6010);
+    stack.frame(60, stack.address(100), 0x1234, stack.address(30), 0x5100, 0x6120);
+    CallFrame frames[8];
+    uintptr_t values[8] = {};
+    bool complete = true;
+    uintptr_t stopped_at = 0;
+    const Registers top{kInterpreter + 0x100, stack.address(10), stack.address(20)};
+    const int32_t count = PhysicalWalk::walk_java(stack.thread(), top, frames, values, 8, &complete, &stopped_at);
+    if (kSenderSpAboveInterpretedFrame) {
+        CHECK(count == 1 && !complete);
+    } else {
+        CHECK(count == 2 && stopped_at == 0x1234 && reinterpret_cast<uintptr_t>(frames[1].method) == 0x5100 &&
+              values[1] == 0x6120);
+    }
+    // A frame record that does not lie above the callee's is not followed on either.
+    stack.frame(20, stack.address(21), kInterpreter + 0x200, stack.address(12), 0x5000, 0x6010);
+    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 8, &complete, &stopped_at) == 1);
     PhysicalWalk::reset_for_test();
 }
 
@@ -175,6 +202,7 @@ void builds_stacks_from_compiled_frames() {
 
 int main() {
     walks_interpreted_frames();
+    walks_interpreted_callers_by_frame_record();
     expands_compiled_frames();
     builds_stacks_from_compiled_frames();
     return 0;

@@ -1,9 +1,11 @@
-// The only architecture-specific part of the request path: reading and rewriting the
-// registers of a signal's ucontext, and decoding the frame setup of HotSpot's code. x86_64 Linux
-// is implemented in full (arch_x86_64.cpp); aarch64 Linux has the registers, the cycle counter and
-// the frame setup of compiled methods and of the leaf stubs it can decode (arch_aarch64.cpp), and
-// the k...Known constants below say what it lacks: the agent refuses or falls back from the
-// options that need it at load (agent/options.h, limit_to_architecture).
+// The architecture-specific part of the request path: reading and rewriting the registers of a
+// signal's ucontext, decoding the frame setup of HotSpot's code, and the layout of HotSpot's
+// frames (the constants below; walk/top_frame.h has the VMStructs walk's first frame). x86_64
+// Linux is implemented in full (arch_x86_64.cpp); aarch64 Linux has the registers, the cycle
+// counter, HotSpot's frames and the frame setup of compiled methods and of the leaf stubs it can
+// decode (arch_aarch64.cpp), and the k...Known constants below say what it lacks: the agent
+// refuses or falls back from the options that need it at load (agent/options.h,
+// limit_to_architecture).
 #pragma once
 
 #include <ucontext.h>
@@ -15,9 +17,21 @@ namespace stackreq {
 #if defined(__x86_64__)
 constexpr const char* kArchitecture = "x86_64";
 // Whether stackreq's walks know HotSpot's frames on this architecture: the VMStructs walk
-// (walker=vmstructs) and the physical walk that types the frames (physical_walk.h) were written
-// from frame_x86.hpp and check the x86_64 instruction sequences of the frame setup below.
+// (walker=vmstructs) and the physical walk that types the frames (physical_walk.h), with the
+// frame layout below and the instruction sequences of the frame setup decoded further down.
 constexpr bool kHotSpotFramesKnown = true;
+// HotSpot's interpreted frame, in words from its frame pointer (the same on JDK 17 and 25): the
+// Method* and the saved bytecode pointer; the last expression stack pointer, 0 while the frame
+// runs its own bytecodes and set while it calls a method.
+constexpr intptr_t kInterpreterMethodSlot = -3, kInterpreterBcpSlot = -8, kInterpreterLastSpSlot = -2;
+// Whether the sender SP an interpreted frame saves (at fp - 1) lies above the frame: the x86_64
+// interpreter's expression stack is the machine stack, so the caller's SP is above its callee.
+constexpr bool kSenderSpAboveInterpretedFrame = true;
+// The JavaCallWrapper* slot of the call stub's frame (an entry frame), in words from its fp.
+constexpr intptr_t kCallWrapperSlot = -6;
+// Whether a call leaves its return address on the stack (at the callee's SP on entry), so that
+// a frame anchor without a PC has its frame's PC in the word below its SP.
+constexpr bool kCallPushesReturnAddress = true;
 // Whether HotSpot's stubs are known to build a frame record or none (stub_frame_setup_at), so that
 // a walk failing in a stub may go on from the stub's caller (AsgctWalk's recovery).
 constexpr bool kStubFramesKnown = true;
@@ -29,7 +43,18 @@ constexpr bool kNativeUnwindKnown = true;
 constexpr bool kSignalFrameKnown = true;
 #elif defined(__aarch64__)
 constexpr const char* kArchitecture = "aarch64";
-constexpr bool kHotSpotFramesKnown = false;
+constexpr bool kHotSpotFramesKnown = true;
+// One more slot than x86_64's between the Method* and the bytecode pointer: JDK 17 pads there
+// to keep sp 16-byte aligned, JDK 21 and later keep the extended SP there; the rest is the same.
+constexpr intptr_t kInterpreterMethodSlot = -3, kInterpreterBcpSlot = -9, kInterpreterLastSpSlot = -2;
+// The interpreter's expression stack lies above the machine SP, and a callee's frame is built
+// below the caller's expression stack: the sender SP saved (the caller's machine SP at the call)
+// may lie below the callee's frame. The sender's frame starts above the callee's frame record.
+constexpr bool kSenderSpAboveInterpretedFrame = false;
+// The call stub saves x19-x28 and d8-d15 below its argument registers: the wrapper (x0) is lower.
+constexpr intptr_t kCallWrapperSlot = -8;
+// bl leaves the return address in x30: nothing below an anchor's SP says where its frame is.
+constexpr bool kCallPushesReturnAddress = false;
 // Decoded from the whole stub's instructions (stub_frame_setup_in): only the stubs whose frame
 // record is certain at every PC are recovered, the others' walks keep failing.
 constexpr bool kStubFramesKnown = true;

@@ -27,14 +27,15 @@ uint64_t g_thread_state = 0;
 int32_t g_in_native = 0;
 bool g_state_known = false;
 // An entry frame (the JVM's call stub, which a call from C into Java passes through) is the
-// frame whose callee returns to this address; the JavaCallWrapper at its fp + kCallWrapper
+// frame whose callee returns to this address; the JavaCallWrapper at its fp + kCallWrapperSlot
 // words keeps, in a frame anchor at g_wrapper_anchor, the last Java frame below it (0: none).
 uintptr_t g_call_stub_return = 0;
 uint64_t g_wrapper_anchor = 0;
-constexpr intptr_t kCallWrapper = -6;
+constexpr intptr_t kCallWrapper = kCallWrapperSlot;
 
 constexpr uintptr_t kWord = sizeof(uintptr_t);
-// Interpreted frame slots, in words from its frame pointer (frame_x86.hpp's layout).
+// Interpreted frame slots, in words from its frame pointer (the frame record and the sender SP
+// lie there on x86_64 and aarch64 alike).
 constexpr intptr_t kSavedFp = 0, kReturnAddress = 1, kSenderSp = -1;
 
 uintptr_t word_at(uintptr_t base, intptr_t index) { return reinterpret_cast<const uintptr_t*>(base)[index]; }
@@ -123,7 +124,9 @@ bool PhysicalWalk::anchored_frame(const ThreadSlotView& thread, uintptr_t anchor
     const uintptr_t sp = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_sp);
     if (sp == 0 || !thread.holds(sp - kWord, kWord)) return false;
     uintptr_t pc = *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_pc);
-    // Without a recorded PC the frame's PC is the return address its call into the VM pushed.
+    // Without a recorded PC the frame's PC is the return address its call into the VM pushed;
+    // where a call pushes none, such an anchor is not walkable.
+    if (pc == 0 && unset_pc == 0 && !kCallPushesReturnAddress) return false;
     if (pc == 0) pc = unset_pc != 0 ? unset_pc : word_at(sp, -1);
     *out = Registers{pc, sp, *reinterpret_cast<const volatile uintptr_t*>(anchor + g_last_fp)};
     return true;
@@ -162,25 +165,29 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
     // it is the sender's stack pointer the interpreter saved (the callee's arguments, which an
     // adapter may have pushed onto the caller's frame, lie above it).
     uintptr_t sp = top.sp;
+    // The lowest address the frame may occupy: each caller's lies above its callee's. It is sp
+    // but where an interpreted frame's sender SP may lie below the frame (kSenderSpAboveInterpretedFrame).
+    uintptr_t floor = top.sp;
     int32_t count = 0;
     while (count < max && pc != 0) {
-        uintptr_t caller_sp = 0, caller_fp = 0, caller_pc = 0;
+        uintptr_t caller_sp = 0, caller_fp = 0, caller_pc = 0, caller_floor = 0;
         if (pc == g_call_stub_return && g_call_stub_return != 0) {
             // No frame of its own for the frame types: the walk goes on below the C frames the
             // call into Java came from, at the last Java frame before that call.
             Registers below{};
             bool none = false;
-            if (!below_entry_frame(thread, fp, &below, &none) || below.sp <= sp) {
+            if (!below_entry_frame(thread, fp, &below, &none) || below.sp <= floor) {
                 if (none && complete != nullptr) *complete = true;
                 break;
             }
             sp = below.sp;
+            floor = below.sp;
             fp = below.fp;
             pc = below.pc;
             continue;
         }
         if (in_interpreter(pc)) {
-            if (fp < sp || !thread.holds(fp - kWord, 3 * kWord)) break;
+            if (fp < floor || !thread.holds(fp - kWord, 3 * kWord)) break;
             if (own != nullptr) {
                 if (!thread.holds(fp + kBcpSlot * static_cast<intptr_t>(kWord), (1 - kBcpSlot) * kWord)) break;
                 own[count] = CallFrame(kInterpretedFrame, reinterpret_cast<jmethodID>(word_at(fp, kMethodSlot)));
@@ -190,9 +197,12 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
             caller_sp = word_at(fp, kSenderSp);
             caller_fp = word_at(fp, kSavedFp);
             caller_pc = word_at(fp, kReturnAddress);
-            if (caller_sp < fp + 2 * kWord) break;
+            caller_floor = kSenderSpAboveInterpretedFrame ? caller_sp : fp + 2 * kWord;
+            if (kSenderSpAboveInterpretedFrame && caller_sp < fp + 2 * kWord) break;
         } else {
             uintptr_t method = 0;
+            // Below an interpreted callee the frame starts above the callee's frame record.
+            if (sp < floor) break;
             const uint32_t words = CodeHeaps::frame_words_and_method_at(pc, own != nullptr ? &method : nullptr);
             if (words == 0) break;
             const uintptr_t sender_sp = sp + words * kWord;
@@ -200,11 +210,13 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
             if (own != nullptr) own[count] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(method));
             pcs[count++] = pc;
             caller_sp = sender_sp;
+            caller_floor = sender_sp;
             caller_fp = word_at(sender_sp, -2);
             caller_pc = word_at(sender_sp, -1);
         }
-        if (caller_sp <= sp || caller_sp > thread.stack_high || caller_sp % kWord != 0) break;
+        if (caller_floor <= floor || caller_sp > thread.stack_high || caller_sp % kWord != 0) break;
         sp = caller_sp;
+        floor = caller_floor;
         fp = caller_fp;
         pc = caller_pc;
     }

@@ -1,9 +1,9 @@
 // The physical frames of a stack walk: the code address each Java frame of the machine stack is
 // at, from the top frame AsyncGetCallTrace walked down, recorded in the signal handler beside
 // AsyncGetCallTrace's (method, bci) frames so that the emitter can type every frame, not only the
-// top ones (frame_typer.h). HotSpot x86_64 frames: an interpreted frame is found from its frame
-// pointer (the caller's frame pointer at fp, its return address at fp + 8, the sender's stack
-// pointer saved at fp - 8); a compiled frame (a JIT-compiled method or a native method's wrapper)
+// top ones (frame_typer.h). HotSpot's frames (x86_64 and aarch64): an interpreted frame is found
+// from its frame pointer (the caller's frame pointer at fp, its return address at fp + 8, the
+// sender's stack pointer saved at fp - 8, the slots of native_unwind/arch.h); a compiled frame (a JIT-compiled method or a native method's wrapper)
 // has a fixed size, its code blob's frame size (code_heaps.h): the caller's stack pointer is the
 // frame's unextended stack pointer plus that size, the return address and the saved frame pointer
 // the two words below it. The walk stops at the first frame that is neither (a stub, the thread's
@@ -83,7 +83,7 @@ public:
     // call's return address but whatever an earlier, deeper call left there.
     static bool last_java_frame_in_blob(const ThreadSlotView& thread, uintptr_t blob_pc, Registers* out);
     // The Method* slot and the bytecode pointer slot of an interpreted frame, in words from its fp.
-    static constexpr intptr_t kMethodSlot = -3, kBcpSlot = -8;
+    static constexpr intptr_t kMethodSlot = kInterpreterMethodSlot, kBcpSlot = kInterpreterBcpSlot;
     static void reset_for_test();
 
 private:

@@ -7,6 +7,7 @@
 #include "native_unwind/native_unwind.h"
 #include "walk/asgct_walk.h"
 #include "walk/physical_walk.h"
+#include "walk/top_frame.h"
 
 namespace stackreq {
 
@@ -15,10 +16,6 @@ namespace {
 // How many bytes of code at a PC the frame-setup decoding reads (arch.h).
 constexpr uintptr_t kInstructionBytes = 16;
 constexpr uintptr_t kWord = sizeof(uintptr_t);
-
-// A leaf stub's frame is small; a frame pointer farther above sp is not the stub's (compiled
-// code need not keep rbp as one).
-constexpr uintptr_t kMaxStubFrameBytes = 512;
 
 std::atomic<uint64_t> g_outcomes[static_cast<int>(VmStructsWalkOutcome::kCount)];
 std::atomic<uint64_t> g_left_failed{0}, g_from_stub{0}, g_from_leaf_call{0}, g_from_blob_anchor{0}, g_from_frameless{0},
@@ -32,44 +29,16 @@ const char* const kOutcomeNames[] = {
 static_assert(sizeof(kOutcomeNames) / sizeof(kOutcomeNames[0]) == static_cast<size_t>(VmStructsWalkOutcome::kCount),
               "a name for each outcome");
 
-// The caller of a compiled frame that is not set up (FrameSetup); false when sp is not readable.
-bool caller_of_unbuilt(const ThreadSlotView& thread, const Registers& at, FrameSetup setup, Registers* out) {
-    const uintptr_t* stack = reinterpret_cast<const uintptr_t*>(at.sp);
-    if (setup == FrameSetup::kReturnAddressOnTop && thread.holds(at.sp, kWord)) {
-        *out = Registers{stack[0], at.sp + kWord, at.fp};
-        return true;
-    }
-    if (setup == FrameSetup::kSavedFpOnTop && thread.holds(at.sp, 2 * kWord)) {
-        *out = Registers{stack[1], at.sp + 2 * kWord, stack[0]};
-        return true;
-    }
-    return false;
-}
+}  // namespace
 
 // Whether a return address lies in a compiled method's code the walk can size.
-bool in_compiled_code(uintptr_t pc) {
+bool top_frame::in_compiled_code(uintptr_t pc) {
     return CodePages::contains(pc, 1) && !StubCode::contains(pc) && CodeHeaps::frame_words_at(pc) != 0;
 }
 
-// The compiled caller of the leaf stub the PC at is in. At the stub's entry and return the frame
-// setup says where the return address is. In its body the stub has pushed rbp and set it to sp
-// (`push rbp; mov rbp, rsp`), so the return address is above the saved frame pointer, except
-// between its `leave` and its `ret` (`vzeroupper`, `xor eax, eax`), where the frame is gone, rbp
-// is the caller's again and the return address is on top: so a word on top that returns into
-// compiled code is taken first (inside the frame the top word is a saved register, not code), and
-// the frame pointer's only when it is close above sp. False when neither returns into a compiled
-// method.
-bool caller_of_stub(const ThreadSlotView& thread, const Registers& at, Registers* out) {
-    const FrameSetup setup = stub_frame_setup_at(at.pc);
-    if (setup != FrameSetup::kBuilt) {
-        return caller_of_unbuilt(thread, at, setup, out) && in_compiled_code(out->pc);
-    }
-    if (caller_of_unbuilt(thread, at, FrameSetup::kReturnAddressOnTop, out) && in_compiled_code(out->pc)) return true;
-    if (at.fp < at.sp || at.fp - at.sp > kMaxStubFrameBytes || !thread.holds(at.fp, 2 * kWord)) return false;
-    const uintptr_t* frame = reinterpret_cast<const uintptr_t*>(at.fp);
-    *out = Registers{frame[1], at.fp + 2 * kWord, frame[0]};
-    return in_compiled_code(out->pc);
-}
+namespace {
+
+using top_frame::in_compiled_code;
 
 // The compiled caller of the native code at at.pc when the thread's frame anchor holds no last
 // Java frame: compiled code calls some VM and C functions as leaves, without setting the anchor
@@ -82,82 +51,16 @@ bool caller_of_stub(const ThreadSlotView& thread, const Registers& at, Registers
 bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out, bool* no_java_frame,
                          bool* from_stub) {
     *from_stub = false;
+    // The native unwinder's rules are x86_64's (native_unwind/arch.h).
+    if (!kNativeUnwindKnown) return false;
     if (!NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
                                                 kMaxLeafCallFrames, out, no_java_frame)) {
         return false;
     }
     if (in_compiled_code(out->pc)) return true;
     const Registers in_stub = *out;
-    *from_stub = StubCode::contains(in_stub.pc) && caller_of_stub(thread, in_stub, out);
+    *from_stub = StubCode::contains(in_stub.pc) && top_frame::caller_of_stub(thread, nullptr, in_stub, out);
     return *from_stub;
-}
-
-// The interpreter entering a method, its frame not built yet: the interpreted caller jumped to
-// it with the return address pushed, the sender's SP (the word above that address) in the
-// bytecode-pointer register and in its own frame's last-SP slot (JDK 17 keeps it there as an
-// address, JDK 21 and later as words from the frame pointer). All three agree only between that
-// jump and the callee's first push; a callee entered from compiled code (through the c2i adapter,
-// rbp then being compiled code's) fails them. The JVM's call stub (a call from the VM into Java)
-// calls the method the same way, its return address being the call stub's, and the caller then
-// the entry frame (PhysicalWalk passes it over). *caller receives the caller's registers.
-bool entering_from_interpreter(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register,
-                               Registers* caller) {
-    constexpr intptr_t kLastSpSlot = -2;
-    if (bcp_register != at.sp + kWord || at.fp <= at.sp || !thread.holds(at.sp, kWord)) return false;
-    const uintptr_t return_address = reinterpret_cast<const uintptr_t*>(at.sp)[0];
-    if (PhysicalWalk::is_call_stub_return(return_address)) {
-        *caller = Registers{return_address, at.sp + kWord, at.fp};
-        return true;
-    }
-    if (!thread.holds(at.fp + kLastSpSlot * static_cast<intptr_t>(kWord), kWord)) return false;
-    const uintptr_t last_sp = reinterpret_cast<const uintptr_t*>(at.fp)[kLastSpSlot];
-    const intptr_t relative = (static_cast<intptr_t>(bcp_register) - static_cast<intptr_t>(at.fp)) /
-                              static_cast<intptr_t>(kWord);
-    if (last_sp != bcp_register && static_cast<intptr_t>(last_sp) != relative) return false;
-    if (!PhysicalWalk::in_interpreter(return_address)) return false;
-    *caller = Registers{return_address, at.sp + kWord, at.fp};
-    return true;
-}
-
-// The interpreter entering a method that compiled code called through the c2i adapter: the
-// adapter moved the arguments below the caller's frame, pushed the return address into the
-// compiled caller again and left the caller's SP (its frame's start) in the bytecode-pointer
-// register, rbp being the compiled caller's. Until the interpreter's entry pops the return
-// address, the word on top returns into a compiled method (no word of the interpreter's own
-// frames does: its expression stack holds Java values) and the register lies above it, within
-// the arguments' reach.
-bool entering_from_compiled_code(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register,
-                                 Registers* caller) {
-    constexpr uintptr_t kMaxArgumentBytes = 4096;
-    if (bcp_register <= at.sp || bcp_register - at.sp > kMaxArgumentBytes || bcp_register % kWord != 0 ||
-        !thread.holds(at.sp, kWord) || !thread.holds(bcp_register, kWord)) {
-        return false;
-    }
-    const uintptr_t return_address = reinterpret_cast<const uintptr_t*>(at.sp)[0];
-    if (!in_compiled_code(return_address)) return false;
-    *caller = Registers{return_address, bcp_register, at.fp};
-    return true;
-}
-
-// Whether the top interpreted frame's saved bytecode pointer may stand in for the register when
-// the register is not in the frame's method (decided in the emitter): the frame at fp is whole
-// (its slots down to the bytecode pointer's lie above sp, so none is a stale word of an older
-// frame) and the register is not a stack address (the sender's SP, as while the interpreter
-// enters a method and rbp may still be a compiled caller's). There the interpreter is returning
-// into the frame (the register not reloaded yet) or jumping to a callee: the saved one is the
-// invoke's, the bytecode the frame is at.
-bool saved_bcp_usable(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register) {
-    const uintptr_t frame_bytes = static_cast<uintptr_t>(-PhysicalWalk::kBcpSlot) * kWord;
-    return at.fp >= at.sp + frame_bytes && !(bcp_register >= at.sp && bcp_register < thread.stack_high);
-}
-
-// The caller of frameless VM code (StubCode::Frameless): a vtable, itable or inline-cache stub
-// never moves sp, so the return address into the compiled caller is on top; an adapter is known
-// only while the interpreter's jump into it is as it left it (entering_from_interpreter).
-bool caller_of_frameless(const ThreadSlotView& thread, const Registers& at, StubCode::Frameless kind,
-                         uintptr_t bcp_register, Registers* out) {
-    if (kind == StubCode::Frameless::kAdapters) return entering_from_interpreter(thread, at, bcp_register, out);
-    return caller_of_unbuilt(thread, at, FrameSetup::kReturnAddressOnTop, out) && in_compiled_code(out->pc);
 }
 
 int32_t left_because(VmStructsWalkOutcome why, VmStructsWalkOutcome* outcome) {
@@ -227,8 +130,12 @@ int32_t VmStructsWalk::walk_frames(const ThreadSlotView& thread, void* ucontext,
     std::atomic<uint64_t>* started = in_stub ? &g_from_stub : nullptr;
     if (PhysicalWalk::in_interpreter(pc)) {
         slot->vmstructs.top_bcp = read_interpreter_bcp(ucontext);
-        if (entering_from_interpreter(thread, at_signal, slot->vmstructs.top_bcp, &start) ||
-            entering_from_compiled_code(thread, at_signal, slot->vmstructs.top_bcp, &start)) {
+        const top_frame::InterpreterTop doing = top_frame::interpreter_top(thread, ucontext, at_signal, &start);
+        if (doing == top_frame::InterpreterTop::kUnknown) {
+            // The frame at the frame pointer may be the running method's caller, or an older one.
+            return left_because(VmStructsWalkOutcome::kUnsizedCode, outcome);
+        }
+        if (doing == top_frame::InterpreterTop::kEntering) {
             // The method being entered is the top frame; the walk goes on at its caller.
             const uintptr_t entered = read_interpreter_method(ucontext);
             slot->frames[0] = CallFrame(kInterpretedFrame, reinterpret_cast<jmethodID>(entered));
@@ -236,24 +143,24 @@ int32_t VmStructsWalk::walk_frames(const ThreadSlotView& thread, void* ucontext,
             slot->vmstructs.top_interpreted = TopInterpreted::kEntering;
             count = 1;
             started = &g_entering;
-        } else if (saved_bcp_usable(thread, at_signal, slot->vmstructs.top_bcp)) {
+        } else if (doing == top_frame::InterpreterTop::kRunningOrSaved) {
             slot->vmstructs.top_interpreted = TopInterpreted::kRegisterOrSaved;
         }
     } else if (in_stub) {
         // The stub has no Java frame: the walk starts at its caller, whose frame is complete
         // (the return address names the call's own debug record).
-        if (!caller_of_stub(thread, at_signal, &start)) {
+        if (!top_frame::caller_of_stub(thread, ucontext, at_signal, &start)) {
             return left_because(VmStructsWalkOutcome::kStubCallerUnknown, outcome);
         }
     } else if (bool before_entry = false; CodePages::contains(pc, kInstructionBytes) &&
                                           CodeHeaps::frame_words_and_method_at(pc, &method, &before_entry) != 0) {
         const bool in_poll_stub = in_return_poll_stub(pc, CodePages::contains(pc - kPollBytesBefore, kPollBytesBefore));
         const FrameSetup setup =
-            before_entry || in_poll_stub ? FrameSetup::kReturnAddressOnTop : compiled_frame_setup_at(pc);
+            before_entry || in_poll_stub ? top_frame::setup_at_call() : compiled_frame_setup_at(pc);
         if (setup != FrameSetup::kBuilt) {
             // The method is being entered or left: it is the top frame, its caller's registers
             // are where the return address lies.
-            if (!caller_of_unbuilt(thread, at_signal, setup, &start)) {
+            if (!top_frame::caller_of_unbuilt(thread, ucontext, at_signal, setup, &start)) {
                 return left_because(VmStructsWalkOutcome::kUnbuiltUnreadable, outcome);
             }
             slot->frames[0] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(method));
@@ -283,7 +190,7 @@ int32_t VmStructsWalk::walk_frames(const ThreadSlotView& thread, void* ucontext,
         // target) has its caller's return address on top; any other is code the walk cannot size.
         bool frameless = false;
         CodeHeaps::frame_words_and_method_at(pc, nullptr, nullptr, &frameless);
-        if (!frameless || !caller_of_unbuilt(thread, at_signal, FrameSetup::kReturnAddressOnTop, &start) ||
+        if (!frameless || !top_frame::caller_at_call(thread, ucontext, at_signal, &start) ||
             !(in_compiled_code(start.pc) || PhysicalWalk::in_interpreter(start.pc))) {
             return left_because(VmStructsWalkOutcome::kUnsizedCode, outcome);
         }
@@ -292,7 +199,11 @@ int32_t VmStructsWalk::walk_frames(const ThreadSlotView& thread, void* ucontext,
                frameless != StubCode::Frameless::kNone) {
         // Between a call (or the interpreter's jump) and the callee's frame: the walk starts at the
         // caller, at its call.
-        if (!caller_of_frameless(thread, at_signal, frameless, read_interpreter_bcp(ucontext), &start)) {
+        const bool found = frameless == StubCode::Frameless::kAdapters
+                               ? top_frame::caller_of_adapter(thread, ucontext, at_signal, &start)
+                               : top_frame::caller_at_call(thread, ucontext, at_signal, &start) &&
+                                     in_compiled_code(start.pc);
+        if (!found) {
             return left_because(VmStructsWalkOutcome::kNoLastJavaFrame, outcome);
         }
         started = &g_from_frameless;

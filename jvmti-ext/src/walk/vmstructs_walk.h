@@ -26,7 +26,8 @@ enum class VmStructsWalkOutcome : uint8_t {
     kSpOutsideStack,     // the signal's SP is not in the thread's stack
     kUnbuiltUnreadable,  // a compiled method being entered or left, its caller's words not readable
     kStubCallerUnknown,  // the PC in a leaf stub whose compiled caller the walk cannot find
-    kUnsizedCode,        // the PC in Java code the walk cannot size (a blob it does not know)
+    kUnsizedCode,        // the PC in Java code the walk cannot size (a blob it does not know), or in the
+                         // interpreter where it cannot tell which method runs (top_frame.h)
     kNoLastJavaFrame,    // not in Java code, no last Java frame in the anchor, no compiled caller unwound to
     kCutShort,           // a frame below the top the walk cannot size
     kNoJavaFrame,        // no Java frame: in native code (thread state) or unwound to the thread's first frame
