@@ -1,6 +1,7 @@
 // A read of memory that may have been unmapped meanwhile (another thread's structures, a class's
 // metadata that may be unloaded, the stack of a thread whose bounds are unknown): through
-// process_vm_readv on the own process, which fails instead of faulting. Async-signal-safe (a
+// process_vm_readv on the own process, which fails instead of faulting (where it is not
+// implemented, through a pipe the kernel copies into). Async-signal-safe (a
 // system call, no lock, no allocation) but slow: the signal path uses it only where no bounds
 // are known (native_unwind.h, StackBounds::through_kernel).
 #pragma once
