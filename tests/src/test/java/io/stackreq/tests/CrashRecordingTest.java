@@ -21,7 +21,7 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEachCoreJdk;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,22 +39,22 @@ class CrashRecordingTest {
     @TempDir
     Path dir;
 
-    @OnEachJdk
+    @OnEachCoreJdk
     void sigkill(Jdk jdk) throws Exception {
         dies(jdk, "kill", 137);
     }
 
-    @OnEachJdk
+    @OnEachCoreJdk
     void sigsegv(Jdk jdk) throws Exception {
         dies(jdk, "segv", 134);
     }
 
-    @OnEachJdk
+    @OnEachCoreJdk
     void crashOnOutOfMemoryError(Jdk jdk) throws Exception {
         dies(jdk, "oom", 134, "-Xmx128m", "-XX:+CrashOnOutOfMemoryError");
     }
 
-    @OnEachJdk
+    @OnEachCoreJdk
     void runtimeHalt(Jdk jdk) throws Exception {
         dies(jdk, "halt", 3);
     }

@@ -57,7 +57,7 @@ class ValidationTest {
     Path dir;
 
     @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @MethodSource("io.stackreq.tests.support.Jdk#core")
     void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
         Durations durations = Durations.fromSystemProperties();
         OracleRun.Result result = OracleRun.run(jdk, dir, OracleMain.WORKLOADS, durations.oracleSeconds());
@@ -96,7 +96,7 @@ class ValidationTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @MethodSource("io.stackreq.tests.support.Jdk#core")
     void stackreqIsAsCloseToTheTruthAsAsyncProfilerAndBiasedModeIsNot(Jdk jdk) throws IOException {
         Durations durations = Durations.fromSystemProperties();
         BiasBenchmark.Result result = BiasBenchmark.run(jdk, dir, BiasBenchmark.ciPlan(), durations.biasSeconds());
