@@ -7,10 +7,14 @@
 #   tests/aarch64.sh run [--jdk 17|25] [SECONDS]
 #                                              the end-to-end check below on one of them (default
 #                                              JDK 17, 20 CPU seconds per Workload thread)
+#   tests/aarch64.sh native [--jdk 17|25] [SECONDS]
+#                                              the native=on check below (default JDK 17, 3 CPU
+#                                              seconds per thread)
 #   tests/aarch64.sh ci [SECONDS]              what CI runs (tests/run, STACKREQ_AARCH64): the
 #                                              cross build once, the native unit tests under qemu
 #                                              (jvmti-ext/build-aarch64.sh --test), then run on JDK
-#                                              17 and on JDK 25 (default 6 CPU seconds per thread);
+#                                              17 and on JDK 25 (default 6 CPU seconds per thread)
+#                                              and native on both (3 CPU seconds per thread);
 #                                              one line at the end names every failure, exit 1
 #
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
@@ -39,6 +43,14 @@
 # accepted = emitted + dropped with nothing pending and emitted = the events in the file, at
 # least 200 stacks have Workload's frames, and at least 99% of those reach their thread's first
 # frame (Workload.main or Thread.run). Each step prints its duration and the check its counts.
+#
+# native: native=on (C frames above the Java ones, unwound from the signal with the libraries'
+# .eh_frame rows). tests/src/test/native/native_chain.c is cross-built with -fomit-frame-pointer
+# (only the rows can unwind it) and NativeChainWorkload spins in its fixed 4-deep C chain under
+# NativeChain.spin on two threads, sampled as in run with native=on; CheckRecording --native-chain
+# then wants at least 100 stacks with the chain on top, at least 90% of the stacks in
+# NativeChain.spin so, and every one of them exactly the chain's levels, the JNI function (typed
+# Native), NativeChain.spin and its Java callers down to the thread's first frame.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).
 set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
@@ -164,6 +176,39 @@ aarch64_run() {
     echo "tests/aarch64.sh: arm64 JDK $feature: $((SECONDS - step)) s" >&2
 }
 
+# The native=on program, after aarch64_prepare: the chain library cross-built (the host's JDK
+# headers: jni.h is the same on every Linux architecture) and its Java classes. Sets native_work.
+aarch64_native_prepare() {
+    local cc=aarch64-linux-gnu-gcc
+    [[ $(uname -m) == aarch64 ]] && cc=gcc
+    native_work=$work/native
+    mkdir -p "$native_work" || return 1
+    "$cc" -O2 -fomit-frame-pointer -shared -fPIC -Wall -Wextra -Werror -I "$host_jdk/include" \
+        -I "$host_jdk/include/linux" -o "$native_work/libnativechain_nofp.so" "$repo/tests/src/test/native/native_chain.c" ||
+        { echo "tests/aarch64.sh: the chain library was not built" >&2; return 1; }
+    "$host_jdk/bin/javac" --release 17 -d "$native_work/classes" "$repo/tests/aarch64/NativeChainWorkload.java" \
+        "$repo/tests/src/test/java/io/stackreq/testapp/NativeChain.java" || return 1
+}
+
+# The native=on check (see the top) on the arm64 JDK FEATURE, after aarch64_native_prepare. Work
+# files in WORK/native/jdkFEATURE.
+aarch64_native_run() {
+    local feature=$1 seconds=$2 arm_jdk out=$native_work/jdk$1 step=$SECONDS
+    arm_jdk=$(arm64_jdk "$feature") || return 2
+    mkdir -p "$out"
+    echo "tests/aarch64.sh: native=on, the C chain for $seconds s on the arm64 JDK $feature" >&2
+    (cd "$out" && arm64_java "$arm_jdk" \
+        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,native=on,log=info" \
+        "-agentpath:$build/native/libstackreq-perf.so=engine=cpu-timer,interval=10ms,out=$out/samples.jsonl,log=info" \
+        -XX:StartFlightRecording=filename=$out/rec.jfr,+jdk.StackTraceRequest#enabled=true \
+        -cp "$native_work/classes" io.stackreq.testapp.NativeChainWorkload "$native_work/libnativechain_nofp.so" \
+        "$seconds" >"$out/out.txt" 2>"$out/agents.log") ||
+        { echo "tests/aarch64.sh: the JVM failed (exit $?; $out/agents.log):" >&2; tail -20 "$out/agents.log" >&2; return 1; }
+    "$host_jdk/bin/java" "$repo/tests/aarch64/CheckRecording.java" --native-chain "$out/rec.jfr" libnativechain_nofp.so ||
+        { echo "tests/aarch64.sh: native=on on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
+    echo "tests/aarch64.sh: native=on on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
+}
+
 # ci: everything above once, every failure named at the end.
 aarch64_ci() {
     local seconds=$1 started=$SECONDS feature failed=() status=0
@@ -174,11 +219,18 @@ aarch64_ci() {
         echo "tests/aarch64.sh ci: arm64 JDK $feature" >&2
         aarch64_run "$feature" "$seconds" || failed+=("Workload's recording on the arm64 JDK $feature ($work/jdk$feature)")
     done
+    if aarch64_native_prepare; then
+        for feature in 17 25; do
+            aarch64_native_run "$feature" 3 || failed+=("native=on on the arm64 JDK $feature ($work/native/jdk$feature)")
+        done
+    else
+        failed+=("the native=on program's build")
+    fi
     if ((${#failed[@]})); then
         echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
         return 1
     fi
-    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, arm64 JDK 17 and 25)" >&2
+    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, arm64 JDK 17 and 25, native=on on both)" >&2
 }
 
 # seconds_argument DEFAULT ARG: ARG, else DEFAULT; a number.
@@ -213,9 +265,21 @@ case $command in
         aarch64_prepare
         aarch64_run "$feature" "$seconds"
         ;;
+    native)
+        feature=17
+        if [[ ${1:-} == --jdk ]]; then
+            feature=${2:-}
+            shift 2 || shift
+        fi
+        [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: native --jdk takes 17 or 25, not '$feature'" >&2; exit 2; }
+        seconds=$(seconds_argument 3 "${1:-}") || exit 2
+        aarch64_prepare
+        aarch64_native_prepare
+        aarch64_native_run "$feature" "$seconds"
+        ;;
     ci)
         seconds=$(seconds_argument 6 "${1:-}") || exit 2
         aarch64_ci "$seconds"
         ;;
-    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
+    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [SECONDS] | native [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
 esac

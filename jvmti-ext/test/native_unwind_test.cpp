@@ -1,11 +1,18 @@
 // The native unwinder on this process's own stack: two call chains, one built without frame
 // pointers (only the .eh_frame rows can unwind it) and one with them; the captured PCs must name
 // the chain's functions in order (native_symbols.h), then their callers. Also: the rows of a
-// frame-pointer function's entry, a stack that ends early, and names for unknown addresses.
+// frame-pointer function's entry, a stack that ends early, names for unknown addresses, and a
+// signal in a spinning leaf with and without rows. On x86_64 and aarch64: the assembly and what
+// a function's entry looks like are native_unwind_test_<cpu>.h's.
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -18,6 +25,16 @@
 #include "native_unwind/arch.h"
 #include "native_unwind/native_libraries.h"
 #include "native_unwind/native_unwind.h"
+#include "native_unwind/safe_read.h"
+
+extern "C" volatile int g_leaf_released;
+volatile int g_leaf_released = 0;
+
+#if defined(__x86_64__)
+#include "native_unwind_test_x86_64.h"
+#elif defined(__aarch64__)
+#include "native_unwind_test_aarch64.h"
+#endif
 
 using namespace stackreq;
 
@@ -30,6 +47,9 @@ struct Captured {
     uint32_t count = 0;
 };
 
+// Whether capture reads the stack through the kernel, as for a thread whose bounds are not known.
+bool g_through_kernel = false;
+
 StackBounds own_stack() {
     pthread_attr_t attributes;
     CHECK(pthread_getattr_np(pthread_self(), &attributes) == 0);
@@ -37,7 +57,8 @@ StackBounds own_stack() {
     size_t size = 0;
     CHECK(pthread_attr_getstack(&attributes, &address, &size) == 0);
     pthread_attr_destroy(&attributes);
-    return StackBounds{reinterpret_cast<uintptr_t>(address), reinterpret_cast<uintptr_t>(address) + size};
+    return StackBounds{reinterpret_cast<uintptr_t>(address), reinterpret_cast<uintptr_t>(address) + size,
+                       g_through_kernel};
 }
 
 volatile int g_sink = 0;
@@ -75,7 +96,8 @@ std::string name_of(NativeSymbols& symbols, const Captured& captured, uint32_t i
     return symbols.name(index == 0 ? captured.pcs[index] : captured.pcs[index] - 1).symbol;
 }
 
-void check_chain(const char* prefix, int (*entry)(Captured*)) {
+// Not inlined into main: the chain's last frame before main is this one.
+__attribute__((noinline)) void check_chain(const char* prefix, int (*entry)(Captured*), const char* caller = "main") {
     Captured captured;
     entry(&captured);
     NativeSymbols symbols;
@@ -89,7 +111,8 @@ void check_chain(const char* prefix, int (*entry)(Captured*)) {
         CHECK(name_of(symbols, captured, static_cast<uint32_t>(5 - level)).find(expected) != std::string::npos);
     }
     CHECK(name_of(symbols, captured, 5).find("check_chain") != std::string::npos);
-    CHECK(name_of(symbols, captured, 6) == "main");
+    CHECK(name_of(symbols, captured, 6) == caller ||
+          name_of(symbols, captured, 6).find(std::string("::") + caller + "(") != std::string::npos);
 }
 
 void check_rows_at_function_entry() {
@@ -97,7 +120,8 @@ void check_rows_at_function_entry() {
     const CodeRange* range = NativeLibraries::find(entry);
     CHECK(range != nullptr);
     const UnwindRow* row = UnwindTable::find(range->unwind, entry);
-    CHECK(row != nullptr && row->rule == CfaRule::kSp && row->cfa_offset == 8 && row->fp_offset == 0);
+    CHECK(row != nullptr && row->rule == CfaRule::kSp && row->cfa_offset == kEntryCfaOffset && row->fp_offset == 0 &&
+          row->return_address_offset == kEntryReturnAddressOffset);
     // The page index narrows every lookup to the rows a full binary search finds.
     const UnwindTable::View& table = range->unwind;
     for (size_t i = 0; i + 1 < table.row_count; i++) {
@@ -124,6 +148,15 @@ void check_bounds_end_the_walk() {
     CHECK(NativeUnwinder::unwind(own_stack(), registers, pcs, kMaxFrames) == 0);
 }
 
+void check_vdso_names(NativeSymbols& symbols, void* vdso) {
+    CHECK(vdso != nullptr);
+    const uintptr_t vdso_function = reinterpret_cast<uintptr_t>(dlsym(vdso, "__vdso_clock_gettime"));
+    CHECK(vdso_function != 0);
+    const NativeFrameName vdso_name = symbols.name(vdso_function);
+    std::fprintf(stderr, "vdso: %s %s\n", vdso_name.library.c_str(), vdso_name.symbol.c_str());
+    CHECK(vdso_name.library == "linux-vdso.so.1" && vdso_name.symbol.find("clock_gettime") != std::string::npos);
+}
+
 void check_names() {
     NativeSymbols symbols;
     // Looked up in libc itself: the sanitizers put interceptors of their own before it.
@@ -133,14 +166,14 @@ void check_names() {
     CHECK(getpid_name.library == "libc.so.6" && getpid_name.symbol.find("getpid") != std::string::npos);
     const NativeFrameName unknown = symbols.name(16);
     CHECK(unknown.symbol == "[unknown+0x10]");
-    // The vdso has no file: its symbols are read from its image in memory.
+    // The vdso has no file: its symbols are read from its image in memory. qemu's user-mode
+    // emulation of aarch64 (7.2, Debian bookworm's) maps none.
     void* vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
-    CHECK(vdso != nullptr);
-    const uintptr_t vdso_function = reinterpret_cast<uintptr_t>(dlsym(vdso, "__vdso_clock_gettime"));
-    CHECK(vdso_function != 0);
-    const NativeFrameName vdso_name = symbols.name(vdso_function);
-    std::fprintf(stderr, "vdso: %s %s\n", vdso_name.library.c_str(), vdso_name.symbol.c_str());
-    CHECK(vdso_name.library == "linux-vdso.so.1" && vdso_name.symbol.find("clock_gettime") != std::string::npos);
+    if (vdso == nullptr && getauxval(AT_SYSINFO_EHDR) == 0) {
+        std::fprintf(stderr, "vdso: none mapped (AT_SYSINFO_EHDR 0): its names not checked\n");
+    } else {
+        check_vdso_names(symbols, vdso);
+    }
     NativeSymbols::add_jvm_code("jint_disjoint_arraycopy", 0x1000, 0x100);
     const NativeFrameName stub = symbols.name(0x1010);
     CHECK(stub.library == "jvm-stubs" && stub.symbol == "jint_disjoint_arraycopy");
@@ -152,53 +185,45 @@ void check_names() {
     CHECK(!start.symbol.empty());
 }
 
-// A leaf in assembly without unwind rows (as libjvm's copy routines are): it spins until a signal
-// handler, which unwinds from the signal's context, lets it return. The unwinder must find its
-// caller through the return address at sp, then go on with the caller's rows.
-extern "C" void nocfi_leaf();
-extern "C" volatile int g_leaf_released;
-volatile int g_leaf_released = 0;
-asm(".pushsection .text\n"
-    ".globl nocfi_leaf\n"
-    ".type nocfi_leaf, @function\n"
-    "nocfi_leaf:\n"
-    "1: pause\n"
-    "   cmpl $0, g_leaf_released(%rip)\n"
-    "   je 1b\n"
-    "   ret\n"
-    ".size nocfi_leaf, .-nocfi_leaf\n"
-    ".popsection\n");
-
+// A leaf in assembly (native_unwind_test_<cpu>.h) spins until a signal handler, which unwinds
+// from the signal's context, lets it return. Without rows (as libjvm's copy routines are) the
+// unwinder must find its caller through the return address on top (x86_64) or in lr (aarch64);
+// with rows, through them; then go on with the caller's rows.
 Captured g_leaf_captured;
 StackBounds g_leaf_stack;
+uintptr_t g_leaf = 0;
 
 void capture_in_leaf(int, siginfo_t*, void* context) {
     const Registers registers = read_registers(context);
-    const uintptr_t leaf = reinterpret_cast<uintptr_t>(&nocfi_leaf);
-    if (registers.pc < leaf || registers.pc >= leaf + 16) return;  // not in the leaf yet: next signal
+    if (registers.pc < g_leaf || registers.pc >= g_leaf + kLeafBytes) return;  // not in the leaf yet: next signal
     g_leaf_captured.count = NativeUnwinder::unwind(g_leaf_stack, registers, g_leaf_captured.pcs, kMaxFrames);
     g_leaf_released = 1;
 }
+
+void (*volatile g_leaf_function)() = nullptr;
 
 #pragma GCC push_options
 #pragma GCC optimize("omit-frame-pointer")
 __attribute__((noinline)) int calls_the_leaf(Captured*) {
     volatile char scratch[24];
     scratch[0] = 1;
-    nocfi_leaf();
+    g_leaf_function();
     return scratch[0] + g_sink;
 }
 #pragma GCC pop_options
 CHAIN_FUNCTION(leaf_level1, calls_the_leaf)
 
-void check_leaf_without_rows() {
+__attribute__((noinline)) void check_leaf(const char* name, void (*leaf)(), bool with_rows) {
 #if defined(__SANITIZE_THREAD__)
     // ThreadSanitizer delivers a signal only at the next call it intercepts, never in a spinning leaf.
-    if (g_leaf_released == 0) return;
+    return;
 #endif
-    const uintptr_t leaf = reinterpret_cast<uintptr_t>(&nocfi_leaf);
-    const CodeRange* range = NativeLibraries::find(leaf);
-    CHECK(range != nullptr && UnwindTable::find(range->unwind, leaf) == nullptr);
+    g_leaf = reinterpret_cast<uintptr_t>(leaf);
+    g_leaf_function = leaf;
+    g_leaf_released = 0;
+    g_leaf_captured.count = 0;
+    const CodeRange* range = NativeLibraries::find(g_leaf);
+    CHECK(range != nullptr && (UnwindTable::find(range->unwind, g_leaf) != nullptr) == with_rows);
     g_leaf_stack = own_stack();
     struct sigaction action {};
     action.sa_sigaction = capture_in_leaf;
@@ -219,12 +244,31 @@ void check_leaf_without_rows() {
     NativeSymbols symbols;
     std::string names;
     for (uint32_t i = 0; i < g_leaf_captured.count; i++) names += name_of(symbols, g_leaf_captured, i) + " ";
-    std::fprintf(stderr, "leaf without rows: %u frames: %s\n", g_leaf_captured.count, names.c_str());
+    std::fprintf(stderr, "%s: %u frames: %s\n", name, g_leaf_captured.count, names.c_str());
     CHECK(g_leaf_captured.count >= 4);
-    CHECK(name_of(symbols, g_leaf_captured, 0) == "nocfi_leaf");
+    CHECK(name_of(symbols, g_leaf_captured, 0) == name);
     CHECK(name_of(symbols, g_leaf_captured, 1).find("calls_the_leaf") != std::string::npos);
     CHECK(name_of(symbols, g_leaf_captured, 2).find("leaf_level1") != std::string::npos);
-    CHECK(name_of(symbols, g_leaf_captured, 3).find("check_leaf_without_rows") != std::string::npos);
+    CHECK(name_of(symbols, g_leaf_captured, 3).find("check_leaf") != std::string::npos);
+}
+
+// The reads for a stack whose bounds are not known (internal_threads.h) go through the kernel:
+// safe_read fails on what is not mapped, and an unwind through it finds what direct reads find.
+// Under qemu's user-mode emulation process_vm_readv is ENOSYS and safe_read copies through a pipe.
+__attribute__((noinline)) void check_reads_through_kernel() {
+    uintptr_t word = 0x5eed, out = 0;
+    iovec local{&out, sizeof(out)}, remote{&word, sizeof(word)};
+    const bool enosys = process_vm_readv(getpid(), &local, 1, &remote, 1, 0) < 0 && errno == ENOSYS;
+    std::fprintf(stderr, "safe_read: %s\n", enosys ? "process_vm_readv is ENOSYS, through a pipe" : "process_vm_readv");
+    out = 0;
+    CHECK(safe_read(reinterpret_cast<uintptr_t>(&word), &out, sizeof(out)) && out == 0x5eed);
+    CHECK(!safe_read(16, &out, sizeof(out)));
+    void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(page != MAP_FAILED && munmap(page, 4096) == 0);
+    CHECK(!safe_read(reinterpret_cast<uintptr_t>(page), &out, sizeof(out)));
+    g_through_kernel = true;
+    check_chain("omit_fp_level", omit_fp_level1, "check_reads_through_kernel");
+    g_through_kernel = false;
 }
 
 // A library loaded later is unknown until refresh() sees the loader's counters change, then known;
@@ -264,14 +308,21 @@ void check_dlopen_and_dlclose_while_looking_up() {
 
 // walker=vmstructs: the first frame outside the loaded objects, and a thread's first frame.
 void check_caller_outside_objects() {
-    // At a function's entry its return address is on top: here one into code no object holds.
-    uintptr_t words[4] = {0x12340, 0, 0, 0};
+    // At a function's entry (native_unwind_test_<cpu>.h) its return address is one into code no
+    // object holds.
+    uintptr_t words[4] = {0, 0, 0, 0};
     const StackBounds fake{reinterpret_cast<uintptr_t>(words), reinterpret_cast<uintptr_t>(words + 4)};
-    const Registers at_entry{reinterpret_cast<uintptr_t>(&fp_level2), reinterpret_cast<uintptr_t>(words), 0};
+    const Registers at_entry = at_function_entry(reinterpret_cast<uintptr_t>(&fp_level2), words, 0x12340);
     Registers caller{};
     bool outermost = true;
     CHECK(NativeUnwinder::caller_outside_objects(fake, at_entry, 4, &caller, &outermost));
-    CHECK(caller.pc == 0x12340 && caller.sp == reinterpret_cast<uintptr_t>(words + 1) && !outermost);
+    CHECK(caller.pc == 0x12340 && caller.sp == reinterpret_cast<uintptr_t>(words) + kEntryCfaOffset && !outermost);
+    // Only the signal's frame has a link register: above it, an entry row cannot be followed.
+    Registers no_link = at_entry;
+    no_link.lr = 0;
+    if (kEntryReturnAddressOffset == kReturnAddressInRegister) {
+        CHECK(!NativeUnwinder::caller_outside_objects(fake, no_link, 4, &caller, &outermost));
+    }
     // A PC no object holds has no native frame to unwind.
     CHECK(!NativeUnwinder::caller_outside_objects(fake, caller, 4, &caller, &outermost) && !outermost);
     // A thread that is all native code unwinds to its first frame.
@@ -293,10 +344,12 @@ int main() {
     check_chain("omit_fp_level", omit_fp_level1);
     check_chain("fp_level", fp_level1);
     check_rows_at_function_entry();
+    check_reads_through_kernel();
     check_bounds_end_the_walk();
     check_caller_outside_objects();
     check_names();
-    check_leaf_without_rows();
+    check_leaf("nocfi_leaf", nocfi_leaf, false);
+    check_leaf("cfi_leaf", cfi_leaf, true);
     check_dlopen_and_dlclose_while_looking_up();
     std::printf("native_unwind_test: ok\n");
     return 0;

@@ -19,6 +19,7 @@ import jdk.jfr.consumer.RecordingFile;
  * samples libstackreq-perf.so wrote and, with Workload's output, the split of the stacks between
  * fibonacci and hashes against the CPU time Workload measured in each (printed only with
  * --split-not-checked). Exits 1 with one line per broken rule; prints the counts either way.
+ * With --native-chain REC.jfr LIBRARY, the native=on run's check instead (checkNativeChain).
  */
 public final class CheckRecording {
     private static final int MINIMUM_WORKLOAD_STACKS = 200;
@@ -31,6 +32,10 @@ public final class CheckRecording {
     }
 
     public static void main(String[] args) throws IOException {
+        if (args[0].equals("--native-chain")) {
+            checkNativeChain(Path.of(args[1]), args[2]);
+            return;
+        }
         List<RecordedEvent> events = new ArrayList<>();
         RecordedEvent statistics = null;
         for (RecordedEvent event : RecordingFile.readAllEvents(Path.of(args[0]))) {
@@ -130,6 +135,72 @@ public final class CheckRecording {
                 broken.add("no CPU time line in " + args[2]);
             }
         }
+        for (String rule : broken) System.out.println("BROKEN: " + rule);
+        System.exit(broken.isEmpty() ? 0 : 1);
+    }
+
+    private static final int MINIMUM_CHAIN_STACKS = 100;
+    private static final String LEVEL = "native_chain_level";
+
+    private static String nameOf(RecordedFrame frame) {
+        return frame.getMethod().getType().getName() + "." + frame.getMethod().getName();
+    }
+
+    /**
+     * The native=on run (NativeChainWorkload in the library's fixed C chain): of the stacks with
+     * the Java native method NativeChain.spin, at least 90% and at least MINIMUM_CHAIN_STACKS must
+     * have the chain on top, and every one of those must read, from its top level down: the
+     * chain's levels in order, the JNI function (all typed Native, their class the library's file
+     * name), NativeChain.spin, NativeChain.callChain, NativeChainWorkload.work, and end at the
+     * thread's first frame, not truncated. Without native frames (native=on refused, or the
+     * unwinder stopping at the signal's frame) no stack has the chain on top.
+     */
+    private static void checkNativeChain(Path recording, String library) throws IOException {
+        String spin = "io.stackreq.testapp.NativeChain.spin";
+        List<String> broken = new ArrayList<>();
+        List<String> wrong = new ArrayList<>();
+        Map<String, Integer> tops = new HashMap<>();
+        int events = 0, failed = 0, withSpin = 0, chainOnTop = 0, right = 0;
+        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
+            if (!event.getEventType().getName().equals("jdk.StackTraceRequest")) continue;
+            events++;
+            if (event.getBoolean("failed") || event.getStackTrace() == null) {
+                failed++;
+                continue;
+            }
+            RecordedStackTrace stack = event.getStackTrace();
+            List<RecordedFrame> frames = stack.getFrames();
+            if (frames.stream().noneMatch(frame -> nameOf(frame).equals(spin))) continue;
+            withSpin++;
+            String top = frames.get(0).getMethod().getName();
+            tops.merge(frames.get(0).getMethod().getType().getName() + "." + top, 1, Integer::sum);
+            if (!top.startsWith(LEVEL)) continue;
+            chainOnTop++;
+            List<String> expected = new ArrayList<>();
+            for (int level = top.charAt(top.length() - 1) - '0'; level >= 1; level--) expected.add(library + "." + LEVEL + level);
+            expected.add(library + ".Java_io_stackreq_testapp_NativeChain_spin");
+            int nativeFrames = expected.size();
+            expected.add(spin);
+            expected.add("io.stackreq.testapp.NativeChain.callChain");
+            expected.add("io.stackreq.testapp.NativeChainWorkload.work");
+            List<String> actual = new ArrayList<>();
+            boolean typed = true;
+            for (int i = 0; i < Math.min(expected.size(), frames.size()); i++) {
+                actual.add(nameOf(frames.get(i)));
+                if (i < nativeFrames) typed &= frames.get(i).getType().equals("Native");
+            }
+            String entry = nameOf(frames.get(frames.size() - 1));
+            boolean whole = !stack.isTruncated() && (entry.equals("io.stackreq.testapp.NativeChainWorkload.main")
+                    || entry.equals("java.lang.Thread.run"));
+            if (actual.equals(expected) && typed && whole) right++;
+            else wrong.add(actual + " typed Native " + typed + ", ends at " + entry + (stack.isTruncated() ? " (truncated)" : ""));
+        }
+        System.out.printf("native chain: %d events, failed %d; %d with %s, %d of them with the chain on top, %d of those"
+                + " whole and in order; top frames %s%n", events, failed, withSpin, spin, chainOnTop, right, tops);
+        if (right < MINIMUM_CHAIN_STACKS) broken.add("only " + right + " stacks with the whole chain on top, fewer than " + MINIMUM_CHAIN_STACKS);
+        if (chainOnTop < withSpin * 9 / 10) broken.add("only " + chainOnTop + " of " + withSpin + " stacks in " + spin + " have the chain on top");
+        if (!wrong.isEmpty()) broken.add(wrong.size() + " stacks with the chain on top are not the chain, then the JNI function, "
+                + spin + " and its callers to the thread's first frame, e.g. " + wrong.get(0));
         for (String rule : broken) System.out.println("BROKEN: " + rule);
         System.exit(broken.isEmpty() ? 0 : 1);
     }

@@ -3,7 +3,8 @@
 // frames (the constants below; walk/top_frame.h has the VMStructs walk's first frame). x86_64
 // Linux is implemented in full (arch_x86_64.cpp); aarch64 Linux has the registers, the cycle
 // counter, HotSpot's frames and the frame setup of compiled methods and of the leaf stubs it can
-// decode (arch_aarch64.cpp), and the k...Known constants below say what it lacks: the agent
+// decode (arch_aarch64.cpp) and the native unwinder's conventions (unwind_arch_aarch64.cpp), and
+// the k...Known constants below say what it lacks: the agent
 // refuses or falls back from the options that need it at load (agent/options.h,
 // limit_to_architecture).
 #pragma once
@@ -35,8 +36,8 @@ constexpr bool kCallPushesReturnAddress = true;
 // Whether HotSpot's stubs are known to build a frame record or none (stub_frame_setup_at), so that
 // a walk failing in a stub may go on from the stub's caller (AsgctWalk's recovery).
 constexpr bool kStubFramesKnown = true;
-// Whether the native unwinder's rules (eh_frame.h: the DWARF register numbers, the return
-// address at CFA - 8) are this architecture's: native=on.
+// Whether the native unwinder knows this architecture's call-frame conventions
+// (native_unwind/unwind_arch.h: the DWARF register numbers, where the return address is): native=on.
 constexpr bool kNativeUnwindKnown = true;
 // Whether a handler's frame is the x86_64 rt_sigframe: the restorer's address at sp, the
 // ucontext right above it (null-ucontext=signal, and a handler interrupted by a second signal).
@@ -58,7 +59,8 @@ constexpr bool kCallPushesReturnAddress = false;
 // Decoded from the whole stub's instructions (stub_frame_setup_in): only the stubs whose frame
 // record is certain at every PC are recovered, the others' walks keep failing.
 constexpr bool kStubFramesKnown = true;
-constexpr bool kNativeUnwindKnown = false;
+// unwind_arch_aarch64.cpp: x30 is the return address column, in lr until a prologue stores it.
+constexpr bool kNativeUnwindKnown = true;
 constexpr bool kSignalFrameKnown = false;
 #else
 #error "stackreq: only x86_64 and aarch64 Linux are implemented"
@@ -68,6 +70,10 @@ struct Registers {
     uintptr_t pc;
     uintptr_t sp;
     uintptr_t fp;
+    // aarch64: x30 as read_registers found it, for the native unwinder's signal frame (a leaf's
+    // or a prologue's return address is still there); 0 on x86_64 and for every caller's
+    // registers, where it is not known. write_registers leaves the context's x30 as it is.
+    uintptr_t lr = 0;
 };
 
 Registers read_registers(const void* ucontext);

@@ -24,7 +24,7 @@ constexpr int kInterpreterBcp = 22;
 Registers read_registers(const void* ucontext) {
     const mcontext_t& m = static_cast<const ucontext_t*>(ucontext)->uc_mcontext;
     return Registers{static_cast<uintptr_t>(m.pc), static_cast<uintptr_t>(m.sp),
-                     static_cast<uintptr_t>(m.regs[kFramePointer])};
+                     static_cast<uintptr_t>(m.regs[kFramePointer]), static_cast<uintptr_t>(m.regs[kLinkRegister])};
 }
 
 uintptr_t read_interpreter_bcp(const void* ucontext) {

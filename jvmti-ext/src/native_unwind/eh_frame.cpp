@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "native_unwind/unwind_arch.h"
+
 namespace stackreq {
 
 namespace {
-
-// DWARF register numbers on x86_64 (System V psABI, figure 3.36).
-constexpr uint64_t kRegisterFp = 6;
-constexpr uint64_t kRegisterSp = 7;
-constexpr uint64_t kRegisterReturnAddress = 16;
 
 // Pointer encodings (DW_EH_PE_*): the low nibble is the format, the high one how to apply it.
 constexpr uint8_t kEncodingOmit = 0xff;
@@ -138,16 +135,39 @@ bool read_cie(const uint8_t* entry, Cie* cie) {
     return c.ok;
 }
 
+enum class ReturnAddress : uint8_t {
+    kUnknown,     // the rows cannot say: no row
+    kAtOffset,    // saved at CFA + return_address_offset
+    kInRegister,  // still in its register (aarch64's x30): only a signal's frame can use that
+};
+
 // What the CFA program says at one code address, for the registers the unwinder follows.
 struct FrameState {
-    uint64_t cfa_register = kRegisterSp;
-    int64_t cfa_offset = 8;
+    uint64_t cfa_register = 0;
+    int64_t cfa_offset = 0;
     bool cfa_known = true;
     bool fp_saved = false;
     int64_t fp_offset = 0;
-    bool return_address_known = true;
+    ReturnAddress return_address = ReturnAddress::kUnknown;
+    int64_t return_address_offset = 0;
     bool outermost = false;
 };
+
+// The state before a CIE's initial instructions: the target's CFA and return address at a
+// function's entry (unwind_arch.h); a CIE normally states the CFA itself.
+FrameState entry_state() {
+    const CfiConventions& conventions = kCfiConventions;
+    FrameState state;
+    state.cfa_register = conventions.sp_register;
+    state.cfa_offset = conventions.entry_cfa_offset;
+    if (conventions.return_address_in_register) {
+        state.return_address = ReturnAddress::kInRegister;
+    } else {
+        state.return_address = ReturnAddress::kAtOffset;
+        state.return_address_offset = conventions.return_address_offset;
+    }
+    return state;
+}
 
 class RowWriter {
 public:
@@ -155,17 +175,27 @@ public:
 
     bool emit(uint64_t location, const FrameState& state) {
         if (location < base_ || location - base_ > UINT32_MAX) return false;
-        UnwindRow row{static_cast<uint32_t>(location - base_), 0, 0, CfaRule::kNone};
-        const bool usable = state.cfa_known && state.return_address_known &&
-                            (state.cfa_register == kRegisterSp || state.cfa_register == kRegisterFp) &&
+        const CfiConventions& conventions = kCfiConventions;
+        UnwindRow row{static_cast<uint32_t>(location - base_), 0, 0, CfaRule::kNone, 0};
+        // A saved return address's offset fits the row's 16 bits, and is never 0 (kInRegister's).
+        const bool return_address_usable =
+            state.return_address == ReturnAddress::kInRegister ||
+            (state.return_address == ReturnAddress::kAtOffset && state.return_address_offset != 0 &&
+             state.return_address_offset >= INT16_MIN && state.return_address_offset <= INT16_MAX);
+        const bool usable = state.cfa_known && return_address_usable &&
+                            (state.cfa_register == conventions.sp_register ||
+                             state.cfa_register == conventions.fp_register) &&
                             state.cfa_offset >= INT32_MIN && state.cfa_offset <= INT32_MAX &&
                             state.fp_offset >= INT32_MIN && state.fp_offset <= INT32_MAX;
         if (state.outermost) {
             row.rule = CfaRule::kOutermost;
         } else if (usable) {
-            row.rule = state.cfa_register == kRegisterSp ? CfaRule::kSp : CfaRule::kFp;
+            row.rule = state.cfa_register == conventions.sp_register ? CfaRule::kSp : CfaRule::kFp;
             row.cfa_offset = static_cast<int32_t>(state.cfa_offset);
             row.fp_offset = state.fp_saved ? static_cast<int32_t>(state.fp_offset) : 0;
+            row.return_address_offset = state.return_address == ReturnAddress::kInRegister
+                                            ? kReturnAddressInRegister
+                                            : static_cast<int16_t>(state.return_address_offset);
         }
         if (!pending_.empty() && pending_.back().start == row.start) pending_.back() = row;
         else if (!pending_.empty() && pending_.back().start > row.start) return false;
@@ -185,7 +215,7 @@ public:
             if (!rows_->empty() && rows_->back().start >= pending_.front().start) return discard();
         }
         rows_->insert(rows_->end(), pending_.begin(), pending_.end());
-        rows_->push_back(UnwindRow{static_cast<uint32_t>(end - base_), 0, 0, CfaRule::kNone});
+        rows_->push_back(UnwindRow{static_cast<uint32_t>(end - base_), 0, 0, CfaRule::kNone, 0});
         pending_.clear();
     }
     void discard() { pending_.clear(); }
@@ -201,6 +231,10 @@ private:
 bool run_program(Cursor program, const Cie& cie, FrameState* state, const FrameState& initial, uint64_t* location,
                  RowWriter* rows) {
     constexpr int kMaxRemembered = 16;
+    const CfiConventions& conventions = kCfiConventions;
+    const uint64_t kRegisterFp = conventions.fp_register;
+    const uint64_t kRegisterSp = conventions.sp_register;
+    const uint64_t kRegisterReturnAddress = conventions.return_address_column;
     FrameState remembered[kMaxRemembered];
     int depth = 0;
     auto advance = [&](uint64_t delta) {
@@ -213,19 +247,23 @@ bool run_program(Cursor program, const Cie& cie, FrameState* state, const FrameS
             state->fp_saved = true;
             state->fp_offset = offset;
         } else if (reg == kRegisterReturnAddress) {
-            state->return_address_known = offset == -8;
+            const bool understood =
+                !conventions.return_address_only_at_offset || offset == conventions.return_address_offset;
+            state->return_address = understood ? ReturnAddress::kAtOffset : ReturnAddress::kUnknown;
+            state->return_address_offset = offset;
         }
     };
     auto set_unknown = [&](uint64_t reg) {
         if (reg == kRegisterFp) state->fp_saved = false;
-        if (reg == kRegisterReturnAddress) state->return_address_known = false;
+        if (reg == kRegisterReturnAddress) state->return_address = ReturnAddress::kUnknown;
     };
     auto restore = [&](uint64_t reg) {
         if (reg == kRegisterFp) {
             state->fp_saved = initial.fp_saved;
             state->fp_offset = initial.fp_offset;
         } else if (reg == kRegisterReturnAddress) {
-            state->return_address_known = initial.return_address_known;
+            state->return_address = initial.return_address;
+            state->return_address_offset = initial.return_address_offset;
             state->outermost = initial.outermost;
         }
     };
@@ -261,7 +299,15 @@ bool run_program(Cursor program, const Cie& cie, FrameState* state, const FrameS
                 else if (reg == kRegisterFp) state->fp_saved = false;
                 break;
             }
-            case 0x08: if (program.uleb() == kRegisterFp) state->fp_saved = false; break;  // same_value
+            case 0x08: {  // same_value
+                const uint64_t reg = program.uleb();
+                if (reg == kRegisterFp) state->fp_saved = false;
+                // aarch64: the return address is back in x30 (an epilogue's restore).
+                if (reg == kRegisterReturnAddress && conventions.return_address_in_register) {
+                    state->return_address = ReturnAddress::kInRegister;
+                }
+                break;
+            }
             case 0x09: {                                                                  // register
                 const uint64_t reg = program.uleb();
                 program.uleb();
@@ -287,15 +333,20 @@ bool run_program(Cursor program, const Cie& cie, FrameState* state, const FrameS
                 break;
             case 0x0e: state->cfa_offset = static_cast<int64_t>(program.uleb()); break;  // def_cfa_offset
             case 0x0f: {  // def_cfa_expression
-                // ld describes PLT entries this way (the return address at sp, 8 more after the
-                // lazy-binding push) and glibc its signal trampoline. Taken as the PLT's common
-                // case, sp + 8: from a PLT entry the unwinder then reaches its caller.
+                // x86_64: ld describes PLT entries this way (the return address at sp, 8 more after
+                // the lazy-binding push) and glibc its signal trampoline. Taken as the PLT's common
+                // case, sp + 8: from a PLT entry the unwinder then reaches its caller. Elsewhere the
+                // expression is not evaluated: no row until a rule states the CFA again.
                 const uint64_t length = program.uleb();
                 if (!program.has(length)) return false;
                 program.at += length;
-                state->cfa_register = kRegisterSp;
-                state->cfa_offset = 8;
-                state->cfa_known = true;
+                if (conventions.cfa_expression_is_plt) {
+                    state->cfa_register = kRegisterSp;
+                    state->cfa_offset = 8;
+                    state->cfa_known = true;
+                } else {
+                    state->cfa_known = false;
+                }
                 break;
             }
             case 0x10:    // expression
@@ -330,6 +381,9 @@ bool run_program(Cursor program, const Cie& cie, FrameState* state, const FrameS
                 set_unknown(reg);
                 break;
             }
+            case 0x2d:  // AARCH64_negate_ra_state (unwind_arch.h)
+                if (!conventions.negate_ra_state_known) return false;
+                break;
             case 0x2e: program.uleb(); break;  // GNU_args_size
             case 0x2f: {                       // GNU_negative_offset_extended
                 const uint64_t reg = program.uleb();
@@ -359,7 +413,7 @@ bool read_fde(const uint8_t* entry, RowWriter* rows) {
     }
     if (!c.ok) return false;
     const uint64_t end = location + range;
-    FrameState initial;
+    FrameState initial = entry_state();
     uint64_t ignored = location;
     if (!run_program(cie.initial_instructions, cie, &initial, initial, &ignored, nullptr)) return false;
     FrameState state = initial;

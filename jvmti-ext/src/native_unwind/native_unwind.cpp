@@ -3,12 +3,11 @@
 #include "hotspot/stub_code.h"
 #include "native_unwind/native_libraries.h"
 #include "native_unwind/safe_read.h"
+#include "native_unwind/unwind_arch.h"
 
 namespace stackreq {
 
-namespace {
-
-bool read_word(const StackBounds& stack, uintptr_t address, uintptr_t* out) {
+bool read_stack_word(const StackBounds& stack, uintptr_t address, uintptr_t* out) {
     if (address % sizeof(uintptr_t) != 0 || address < stack.low || address > stack.high - sizeof(uintptr_t)) {
         return false;
     }
@@ -19,6 +18,8 @@ bool read_word(const StackBounds& stack, uintptr_t address, uintptr_t* out) {
     return read_at(address, out);
 }
 
+namespace {
+
 // One frame up from registers, whose pc is in range. A return address is looked up at pc - 1:
 // a call may be a function's last instruction, and the return address then lies in the next one.
 // *outermost (when not null) is set when the frame is the thread's first (its rows say so).
@@ -26,34 +27,35 @@ bool step(const StackBounds& stack, const CodeRange& range, bool top, Registers*
           bool* outermost = nullptr) {
     const UnwindRow* row = UnwindTable::find(range.unwind, top ? registers->pc : registers->pc - 1);
     Registers caller{};
+    // Whether the caller's PC came from the link register: then a leaf's caller may have its sp.
+    bool from_link = false;
     if (row != nullptr) {
         if (row->rule == CfaRule::kOutermost) {
             if (outermost != nullptr) *outermost = true;
             return false;
         }
         const uintptr_t cfa = (row->rule == CfaRule::kSp ? registers->sp : registers->fp) + row->cfa_offset;
-        if (!read_word(stack, cfa - sizeof(uintptr_t), &caller.pc)) return false;
-        caller.sp = cfa;
-        caller.fp = registers->fp;
-        if (row->fp_offset != 0 && !read_word(stack, cfa + row->fp_offset, &caller.fp)) return false;
-    } else if (top && read_word(stack, registers->sp, &caller.pc) && caller.pc != 0 &&
-               NativeLibraries::find(caller.pc - 1) != nullptr) {
-        // No rows at the signal PC: hand-written assembly (libjvm's copy routines). Such code is
-        // mostly a leaf that pushes nothing, its return address at sp; the frame pointer would
-        // still be its caller's, and following it would drop that caller. Taken only when the
-        // word at sp is an address in a loaded object's code.
-        caller.sp = registers->sp + sizeof(uintptr_t);
-        caller.fp = registers->fp;
-    } else {
-        // No rows here: the frame pointer chain, as code built with frame pointers keeps it.
-        if (registers->fp < registers->sp || !read_word(stack, registers->fp, &caller.fp) ||
-            !read_word(stack, registers->fp + sizeof(uintptr_t), &caller.pc)) {
+        if (row->return_address_offset == kReturnAddressInRegister) {
+            // Only the signal's own lr is known; above it a frame saved its return address or
+            // its rows are wrong.
+            if (!top || registers->lr == 0) return false;
+            caller.pc = registers->lr;
+            from_link = true;
+        } else if (!read_stack_word(stack, cfa + row->return_address_offset, &caller.pc)) {
             return false;
         }
-        caller.sp = registers->fp + 2 * sizeof(uintptr_t);
+        caller.pc = return_address_of(caller.pc);
+        caller.sp = cfa;
+        caller.fp = registers->fp;
+        if (row->fp_offset != 0 && !read_stack_word(stack, cfa + row->fp_offset, &caller.fp)) return false;
+    } else if (!caller_without_rows(stack, top, *registers, &caller)) {
+        return false;
+    } else {
+        from_link = top && caller.sp == registers->sp;
     }
-    // Each caller's frame lies strictly above its callee's: the walk always ends.
-    if (caller.sp <= registers->sp || caller.pc == 0) return false;
+    // Each caller's frame lies above its callee's, strictly but for a leaf's at the signal (whose
+    // return address is in lr, sp untouched): the walk always ends.
+    if (caller.sp < registers->sp || (caller.sp == registers->sp && !from_link) || caller.pc == 0) return false;
     *registers = caller;
     return true;
 }

@@ -51,7 +51,7 @@ using top_frame::in_compiled_code;
 bool caller_of_leaf_call(const ThreadSlotView& thread, const Registers& at, Registers* out, bool* no_java_frame,
                          bool* from_stub) {
     *from_stub = false;
-    // The native unwinder's rules are x86_64's (native_unwind/arch.h).
+    // Only where the native unwinder knows the architecture's rules (native_unwind/arch.h).
     if (!kNativeUnwindKnown) return false;
     if (!NativeUnwinder::caller_outside_objects(StackBounds{thread.stack_low, thread.stack_high}, at,
                                                 kMaxLeafCallFrames, out, no_java_frame)) {
