@@ -19,7 +19,9 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * reading of the PC is right.
  * <p>
  * The frames below (layer (c); in layer (b) all Java frames) are checked against the stack words
- * liboracle.so kept at the signal (at the JNI call) that may be return addresses, in stack order:
+ * liboracle.so kept at the signal (at the JNI call) that may be return addresses, in stack order
+ * (on aarch64 after the signal's link register, where the top frame's return address is until
+ * its prologue stores it):
  * a compiled frame's callee returns to the debug record at exactly that address, whose inline
  * stack names the compiled frame and the frames inlined into it. So a run of frames typed
  * "Inlined" ... "JIT compiled" is right when, above the previous such run's word, a stack word is
