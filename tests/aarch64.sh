@@ -185,6 +185,8 @@ aarch64_run() {
 # the JVM's start queued (JDK 25 most): recursion first gave 14 JVMTI checks and 2 biased requests
 # on the arm64 JDK 25, osr first still 151 and 30 (at least 1 of each is asked for).
 oracle_workloads=osr,inlining,recursion
+# ValidationTest's CI duration: about 350-750 signal stacks per workload under qemu (200 asked).
+oracle_seconds=6
 
 # What the oracle needs beyond aarch64_prepare: the test classes and their class path (Maven,
 # incremental after tests/run), liboracle.so for aarch64, and the events jar beside
@@ -194,7 +196,7 @@ aarch64_oracle_prepare() {
     local step=$SECONDS natives_build=$repo/tests/target/aarch64/test-native-build configure
     (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl tests -am process-test-classes >"$work/mvn-tests.log" 2>&1) ||
         { tail -40 "$work/mvn-tests.log" >&2; echo "tests/aarch64.sh: the test classes were not built" >&2; return 1; }
-    test_classpath=$repo/tests/target/test-classes:$(cat "$repo/tests/target/validation-classpath.txt")
+    test_classpath=$repo/tests/target/test-classes:$(cat "$repo/tests/target/validation-classpath.txt") || return 1
     oracle_natives=$repo/tests/target/aarch64/test-native
     configure=(-S "$repo/tests/src/test/native" -B "$natives_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
         "-DOUT=$oracle_natives" "-DSTACKREQ_INCLUDE=$repo/jvmti-ext/include")
@@ -247,7 +249,7 @@ aarch64_ci() {
         echo "tests/aarch64.sh ci: arm64 JDK $feature" >&2
         aarch64_run "$feature" "$seconds" || failed+=("Workload's recording on the arm64 JDK $feature ($work/jdk$feature)")
         if ((oracle_ready)); then
-            aarch64_oracle "$feature" 6 || failed+=("the oracle on the arm64 JDK $feature ($work/oracle-jdk$feature)")
+            aarch64_oracle "$feature" "$oracle_seconds" || failed+=("the oracle on the arm64 JDK $feature ($work/oracle-jdk$feature)")
         fi
     done
     if ((${#failed[@]})); then
@@ -296,7 +298,7 @@ case $command in
             shift 2 || shift
         fi
         [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: oracle --jdk takes 17 or 25, not '$feature'" >&2; exit 2; }
-        seconds=$(seconds_argument 6 "${1:-}") || exit 2
+        seconds=$(seconds_argument "$oracle_seconds" "${1:-}") || exit 2
         aarch64_prepare
         aarch64_oracle_prepare
         aarch64_oracle "$feature" "$seconds"
