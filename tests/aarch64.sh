@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/aarch64.sh: stackreq on aarch64 Linux, emulated on an x86_64 machine (or native on an
-# aarch64 one). Three commands:
+# aarch64 one). Five commands:
 #
 #   tests/aarch64.sh jdk [17|25] [--update]    prints the home of an arm64 JDK 17 (default) or 25,
 #                                              fetching it on first use
@@ -10,12 +10,16 @@
 #   tests/aarch64.sh native [--jdk 17|25] [SECONDS]
 #                                              the native=on check below (default JDK 17, 3 CPU
 #                                              seconds per thread)
+#   tests/aarch64.sh oracle [--jdk 17|25] [SECONDS]
+#                                              the correctness oracle below on one of them (default
+#                                              JDK 17, 6 s of wall time per workload)
 #   tests/aarch64.sh ci [SECONDS]              what CI runs (tests/run, STACKREQ_AARCH64): the
 #                                              cross build once, the native unit tests under qemu
 #                                              (jvmti-ext/build-aarch64.sh --test), then run on JDK
-#                                              17 and on JDK 25 (default 6 CPU seconds per thread)
-#                                              and native on both (3 CPU seconds per thread);
-#                                              one line at the end names every failure, exit 1
+#                                              17 and on JDK 25 (default 6 CPU seconds per thread),
+#                                              native and the oracle on both (3 CPU seconds per
+#                                              thread, 6 s per workload); one line at the end
+#                                              names every failure, exit 1
 #
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), or trixie's openjdk-25-jdk-headless
@@ -51,6 +55,18 @@
 # then wants at least 100 stacks with the chain on top, at least 90% of the stacks in
 # NativeChain.spin so, and every one of them exactly the chain's levels, the JNI function (typed
 # Native), NativeChain.spin and its Java callers down to the thread's first frame.
+#
+# oracle: the shadow-stack oracle of tests/validate (io.stackreq.validation.oracle, docs/validation.md)
+# on its recursion, inlining and osr workloads: liboracle.so cross-built for aarch64 (the test
+# natives' CMakeLists.txt with the cross toolchain), the test classes and their class path from
+# Maven (mvn -pl tests -am process-test-classes, which tests/run has already made), and the
+# oracle's two JVMs per JDK run by EmulatedOracle on the host's JDK 17 through qemu, which then
+# checks the files they wrote with the same checker (OracleCheck, FrameTypeCheck) and the same
+# assertions as ValidationTest: per workload and layer, at least 200 signal stacks (1 in the other
+# layers), 99.9% of the stacks right, 99.9% of the frame types right (layers b and c). Under qemu
+# perf_event_open is ENOSYS, so layer c's signals come from a CPU-time timer (liboracle.so's
+# signals=cpu-timer: 1 ms asked, at most one per kernel tick) instead of perf task-clock; layers a
+# and b are as on x86_64. On an aarch64 machine it runs natively with perf task-clock signals.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).
 set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
@@ -209,15 +225,77 @@ aarch64_native_run() {
     echo "tests/aarch64.sh: native=on on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
 }
 
+# The oracle's workloads under emulation: deep recursion, inlined frames, on-stack replacement.
+# Run in this order because the first one runs while the emulated JIT is still busy with what
+# the JVM's start queued (JDK 25 most): recursion first gave 14 JVMTI checks and 2 biased requests
+# on the arm64 JDK 25, osr first still 151 and 30 (at least 1 of each is asked for).
+oracle_workloads=osr,inlining,recursion
+# ValidationTest's CI duration: about 350-750 signal stacks per workload under qemu (200 asked).
+oracle_seconds=6
+
+# What the oracle needs beyond aarch64_prepare: the test classes and their class path (Maven,
+# incremental after tests/run), liboracle.so for aarch64, and the events jar beside
+# libstackreq.so, where the agent looks for it by default (the oracle's runs give no events-jar).
+# Sets test_classpath and oracle_natives.
+aarch64_oracle_prepare() {
+    local step=$SECONDS natives_build=$repo/tests/target/aarch64/test-native-build configure
+    (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl tests -am process-test-classes >"$work/mvn-tests.log" 2>&1) ||
+        { tail -40 "$work/mvn-tests.log" >&2; echo "tests/aarch64.sh: the test classes were not built" >&2; return 1; }
+    test_classpath=$repo/tests/target/test-classes:$(cat "$repo/tests/target/validation-classpath.txt") || return 1
+    oracle_natives=$repo/tests/target/aarch64/test-native
+    configure=(-S "$repo/tests/src/test/native" -B "$natives_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+        "-DOUT=$oracle_natives" "-DSTACKREQ_INCLUDE=$repo/jvmti-ext/include")
+    [[ $(uname -m) != aarch64 ]] && configure+=("-DCMAKE_TOOLCHAIN_FILE=$repo/jvmti-ext/cmake/aarch64-linux-gnu.cmake")
+    { JAVA_HOME=$host_jdk cmake "${configure[@]}" && cmake --build "$natives_build" -j 2 --target oracle; } \
+        >"$work/oracle-natives.log" 2>&1 ||
+        { cat "$work/oracle-natives.log" >&2; echo "tests/aarch64.sh: liboracle.so was not built for aarch64" >&2; return 1; }
+    # The same proof as build-aarch64.sh's: e_machine 183 (EM_AARCH64).
+    [[ $(od -An -t u2 -j 18 -N 2 "$oracle_natives/liboracle.so" | tr -d ' ') == 183 ]] ||
+        { echo "tests/aarch64.sh: $oracle_natives/liboracle.so is not aarch64" >&2; return 1; }
+    cp "$events_jar" "$build/native/stackreq-jfr-events.jar" || return 1
+    echo "tests/aarch64.sh: oracle's build (test classes, liboracle.so): $((SECONDS - step)) s" >&2
+}
+
+# The oracle (see the top) on the arm64 JDK FEATURE, SECONDS of wall time per workload, after
+# aarch64_prepare and aarch64_oracle_prepare. Work files in WORK/oracle-jdkFEATURE: each JVM's
+# directory (snapshots, JVMTI checks, compiled code, recording, agents' logs), and oracle.txt,
+# the table and examples EmulatedOracle printed.
+aarch64_oracle() {
+    local feature=$1 seconds=$2 arm_jdk out=$work/oracle-jdk$1 step=$SECONDS launch
+    arm_jdk=$(arm64_jdk "$feature") || return 2
+    if [[ $(uname -m) == aarch64 ]]; then
+        launch=(perf 1)
+    else
+        # Timeouts 3 times x86_64's: a JDK 25 JVM of this run takes about 45 s under qemu, x86_64's
+        # timeout for it is 168 s.
+        launch=(cpu-timer 3 qemu-aarch64-static -L "${arm_jdk%/usr/lib/jvm/*}")
+        echo "tests/aarch64.sh: oracle under qemu: layer c's signals from CPU-time timers (perf_event_open is ENOSYS)" >&2
+    fi
+    echo "tests/aarch64.sh: oracle on the arm64 JDK $feature, $oracle_workloads, $seconds s each" >&2
+    mkdir -p "$out"
+    "$host_jdk/bin/java" "-Dstackreq.root=$repo" "-Dstackreq.native.dir=$build/native" \
+        "-Dstackreq.test.native.dir=$oracle_natives" "-Dstackreq.test.classes=$repo/tests/target/test-classes" \
+        -cp "$test_classpath" io.stackreq.validation.EmulatedOracle "$arm_jdk" "$out" "$seconds" \
+        "$oracle_workloads" "${launch[@]}" >"$out/oracle.txt" ||
+        { cat "$out/oracle.txt" >&2; echo "tests/aarch64.sh: the oracle on the arm64 JDK $feature failed ($out)" >&2; return 1; }
+    # The table: per workload and layer, the stacks checked, how many right, the frame types.
+    grep '^|' "$out/oracle.txt" >&2
+    echo "tests/aarch64.sh: oracle on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
+}
+
 # ci: everything above once, every failure named at the end.
 aarch64_ci() {
-    local seconds=$1 started=$SECONDS feature failed=() status=0
+    local seconds=$1 started=$SECONDS feature failed=() status=0 oracle_ready=1
     aarch64_prepare --test || status=$?
     ((status == 3)) && failed+=("the native unit tests under qemu")
     ((status != 0 && status != 3)) && { echo "tests/aarch64.sh ci: FAILED: the cross build or its preparation (exit $status)" >&2; return 1; }
+    aarch64_oracle_prepare || { oracle_ready=0; failed+=("the oracle's build"); }
     for feature in 17 25; do
         echo "tests/aarch64.sh ci: arm64 JDK $feature" >&2
         aarch64_run "$feature" "$seconds" || failed+=("Workload's recording on the arm64 JDK $feature ($work/jdk$feature)")
+        if ((oracle_ready)); then
+            aarch64_oracle "$feature" "$oracle_seconds" || failed+=("the oracle on the arm64 JDK $feature ($work/oracle-jdk$feature)")
+        fi
     done
     if aarch64_native_prepare; then
         for feature in 17 25; do
@@ -230,7 +308,7 @@ aarch64_ci() {
         echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
         return 1
     fi
-    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, arm64 JDK 17 and 25, native=on on both)" >&2
+    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload and the oracle on arm64 JDK 17 and 25, native=on on both)" >&2
 }
 
 # seconds_argument DEFAULT ARG: ARG, else DEFAULT; a number.
@@ -277,9 +355,21 @@ case $command in
         aarch64_native_prepare
         aarch64_native_run "$feature" "$seconds"
         ;;
+    oracle)
+        feature=17
+        if [[ ${1:-} == --jdk ]]; then
+            feature=${2:-}
+            shift 2 || shift
+        fi
+        [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: oracle --jdk takes 17 or 25, not '$feature'" >&2; exit 2; }
+        seconds=$(seconds_argument "$oracle_seconds" "${1:-}") || exit 2
+        aarch64_prepare
+        aarch64_oracle_prepare
+        aarch64_oracle "$feature" "$seconds"
+        ;;
     ci)
         seconds=$(seconds_argument 6 "${1:-}") || exit 2
         aarch64_ci "$seconds"
         ;;
-    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [SECONDS] | native [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
+    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
 esac

@@ -11,7 +11,10 @@
  *      method, so the biased stack is the stack of this exact point;
  *  (c) perf task-clock overflow signals, 1 ms of each attached thread's CPU time: the handler
  *      copies the shadow stack and the interrupted PC into a preallocated arena and passes the
- *      copy's id as user_data to RequestStackTrace(env, NULL, ucontext, id).
+ *      copy's id as user_data to RequestStackTrace(env, NULL, ucontext, id). With
+ *      "signals=cpu-timer" a POSIX timer on the thread's CPU-time clock sends them instead (every
+ *      1 ms asked, at most one per kernel tick given): for where perf_event_open does not exist,
+ *      such as qemu's user-mode emulation, where it is ENOSYS.
  * In layers (b) and (c) the snapshot also keeps the stack's words that may be return addresses,
  * for the frame-type check, and the JIT's debug information for every compiled method goes to
  * compiled-code.txt (compiled_code.c).
@@ -23,7 +26,7 @@
  * compiled before, and sets ShadowStack.oracleLoaded: the workload threads, warmed up and waiting
  * for that flag, then move their shadow stacks here and get their signals (OracleAttachMain).
  * Options: "out=DIR" (snapshots.txt, jvmti-checks.txt and compiled-code.txt go there), "layers=ac"
- * or "layers=b".
+ * or "layers=b", and "signals=perf" (the default) or "signals=cpu-timer" for layer (c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,6 +77,8 @@ struct thread_slot {
     uintptr_t stack_high; /* one past the thread's stack, 0 when unknown */
     int32_t *shadow;     /* SHADOW_INTS, owned here, reused */
     int perf_fd;         /* -1 when none */
+    timer_t timer;       /* signals=cpu-timer: valid while has_timer */
+    _Atomic int has_timer;
 };
 
 static jvmtiEnv *g_jvmti;
@@ -83,6 +88,7 @@ static stackreq_DisableRequestStackTrace g_disable;
 static char g_out[1024] = ".";
 static int g_layer_c;
 static int g_signal = SIGPROF;
+static int g_cpu_timer; /* signals=cpu-timer */
 
 static struct thread_slot g_threads[MAX_THREADS];
 static pthread_mutex_t g_threads_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -129,15 +135,19 @@ static int code_words(uintptr_t sp, uintptr_t stack_high, int32_t *out, int max)
     return at < stack_high ? -count : count;
 }
 
-/* Copies the shadow stack (and for layer (c) the code words of the stack from sp up to
- * stack_high) into the arena; returns the snapshot id (1..) or 0 when full.
+/* Copies the shadow stack (and the code words of the stack from sp up to stack_high, after link
+ * when that may be a return address) into the arena; returns the snapshot id (1..) or 0 when full.
+ * link: the interrupted link register (aarch64's x30), 0 for none. Until a method's prologue has
+ * stored it, and after its epilogue has loaded it again, the return address into the caller is
+ * there and on no stack word; it is kept first, as word -1 (one below sp).
  * Async-signal-safe: atomics and plain copies only. */
 static int take_snapshot(const int32_t *shadow, int layer, pid_t tid, uintptr_t pc, uintptr_t sp,
-                         uintptr_t stack_high) {
+                         uintptr_t stack_high, uintptr_t link) {
     int32_t depth = shadow[H_DEPTH];
     if (depth < 0 || depth > MAX_FRAMES) depth = 0;
-    int words = code_words(sp, stack_high, NULL, MAX_CODE_WORDS);
-    unsigned size = SNAP_HEADER + 2u * (unsigned)depth + 3u * (unsigned)(words < 0 ? -words : words);
+    int lead = link != 0 && compiled_code_may_hold(link) ? 1 : 0;
+    int words = code_words(sp, stack_high, NULL, MAX_CODE_WORDS - lead);
+    unsigned size = SNAP_HEADER + 2u * (unsigned)depth + 3u * (unsigned)(lead + (words < 0 ? -words : words));
     unsigned offset = atomic_fetch_add(&g_arena_used, size);
     int index = atomic_fetch_add(&g_snapshots, 1);
     if (offset + size > ARENA_INTS || index >= MAX_SNAPSHOTS) {
@@ -157,26 +167,46 @@ static int take_snapshot(const int32_t *shadow, int layer, pid_t tid, uintptr_t 
     snap[S_PC_HIGH] = (int32_t)(uint32_t)((uint64_t)pc >> 32);
     snap[S_CODE_SEQUENCE] = (int32_t)compiled_code_sequence();
     memcpy(snap + SNAP_HEADER, shadow + H_FRAMES, sizeof(int32_t) * 2u * (unsigned)depth);
+    int32_t *out = snap + SNAP_HEADER + 2 * depth;
+    if (lead) {
+        out[0] = -1;
+        out[1] = (int32_t)(uint32_t)link;
+        out[2] = (int32_t)(uint32_t)((uint64_t)link >> 32);
+    }
     /* No more than counted (the code range may have grown since); cut short if the count was. */
-    int copied = code_words(sp, stack_high, snap + SNAP_HEADER + 2 * depth, words < 0 ? -words : words);
+    int copied = code_words(sp, stack_high, out + 3 * lead, words < 0 ? -words : words);
     if (copied < 0) copied = -copied;
+    copied += lead;
     snap[S_CODE_WORDS] = words < 0 ? -copied : copied;
     g_snapshot_offset[index] = offset;
     return index + 1;
 }
 
-/* The interrupted PC, and SP into *sp. */
-static uintptr_t interrupted_pc(const void *ucontext, uintptr_t *sp) {
+/* The interrupted PC, SP into *sp and the link register into *link (0 where calls push the
+ * return address instead, as on x86_64). */
+static uintptr_t interrupted_pc(const void *ucontext, uintptr_t *sp, uintptr_t *link) {
     const ucontext_t *context = ucontext;
 #if defined(__x86_64__)
     *sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
+    *link = 0;
     return (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
     *sp = (uintptr_t)context->uc_mcontext.sp;
+    *link = (uintptr_t)context->uc_mcontext.regs[30];
     return (uintptr_t)context->uc_mcontext.pc;
 #else
 #error "interrupted_pc: unsupported architecture"
 #endif
+}
+
+/* Whether the signal is this slot's own: its perf event's (si_fd) or its timer's (si_value = the
+ * slot's index). Async-signal-safe. */
+static int signal_of(const struct thread_slot *slot, const siginfo_t *info) {
+    if (g_cpu_timer) {
+        return info->si_code == SI_TIMER && atomic_load(&slot->has_timer) &&
+               info->si_value.sival_int == (int)(slot - g_threads);
+    }
+    return slot->perf_fd >= 0 && info->si_fd == slot->perf_fd;
 }
 
 static void on_signal(int sig, siginfo_t *info, void *ucontext) {
@@ -184,19 +214,20 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
     int saved_errno = errno;
     atomic_fetch_add(&g_in_handler, 1);
     struct thread_slot *slot = find_slot(agent_current_tid());
-    if (slot == NULL || slot->perf_fd < 0 || info->si_fd != slot->perf_fd) {
+    if (slot == NULL || !signal_of(slot, info)) {
         atomic_fetch_add(&g_signals_lost, 1);
     } else {
         if (!atomic_load(&g_finished)) {
-            uintptr_t sp = 0;
-            uintptr_t pc = interrupted_pc(ucontext, &sp);
-            int id = take_snapshot(slot->shadow, 'c', slot->tid, pc, sp, slot->stack_high);
+            uintptr_t sp = 0, link = 0;
+            uintptr_t pc = interrupted_pc(ucontext, &sp, &link);
+            int id = take_snapshot(slot->shadow, 'c', slot->tid, pc, sp, slot->stack_high, link);
             if (id > 0) {
                 jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
                 g_arena[g_snapshot_offset[id - 1] + S_RC] = (int32_t)rc;
             }
         }
-        ioctl(slot->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+        /* The timer is periodic; the perf event stops after each overflow until refreshed. */
+        if (!g_cpu_timer) ioctl(slot->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
     }
     atomic_fetch_sub(&g_in_handler, 1);
     errno = saved_errno;
@@ -222,7 +253,37 @@ static int open_task_clock(pid_t tid) {
     return fd;
 }
 
+/* signals=cpu-timer: a periodic POSIX timer on tid's CPU-time clock, 1 ms, signalling tid with
+ * the slot's index as its value. Returns 0 or an errno value. */
+static int start_cpu_timer(struct thread_slot *slot, pid_t tid) {
+    /* The thread's CPU-time clock by tid (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) of the
+     * kernel's posix-timers.h), what pthread_getcpuclockid returns for the calling thread. */
+    clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 2 | 4;
+    struct sigevent event;
+    memset(&event, 0, sizeof(event));
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = g_signal;
+    event.sigev_value.sival_int = (int)(slot - g_threads);
+    /* glibc does not name sigev_notify_thread_id, the kernel's field for the thread. */
+    event._sigev_un._tid = tid;
+    if (timer_create(clock, &event, &slot->timer) != 0) return errno;
+    struct itimerspec period = {{0, 1000000}, {0, 1000000}};
+    atomic_store(&slot->has_timer, 1);
+    if (timer_settime(slot->timer, 0, &period, NULL) != 0) {
+        int error = errno;
+        atomic_store(&slot->has_timer, 0);
+        timer_delete(slot->timer);
+        return error;
+    }
+    return 0;
+}
+
+static void stop_cpu_timer(struct thread_slot *slot) {
+    if (atomic_exchange(&slot->has_timer, 0)) timer_delete(slot->timer);
+}
+
 static void release_slot(struct thread_slot *slot) {
+    stop_cpu_timer(slot);
     if (slot->perf_fd >= 0) {
         ioctl(slot->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
         int fd = slot->perf_fd;
@@ -284,6 +345,7 @@ static void finish(void) {
         if (atomic_load(&g_threads[i].tid) != 0 && g_threads[i].perf_fd >= 0) {
             ioctl(g_threads[i].perf_fd, PERF_EVENT_IOC_DISABLE, 0);
         }
+        if (atomic_load(&g_threads[i].tid) != 0) stop_cpu_timer(&g_threads[i]);
     }
     pthread_mutex_unlock(&g_threads_lock);
     for (int i = 0; i < 100000 && atomic_load(&g_in_handler) != 0; i++) sched_yield();
@@ -310,6 +372,8 @@ static void deallocate(void *memory) {
 static const struct agent_flag FLAGS[] = {
     {"layers=ac", &g_layer_c, 1},
     {"layers=b", &g_layer_c, 0},
+    {"signals=perf", &g_cpu_timer, 0},
+    {"signals=cpu-timer", &g_cpu_timer, 1},
 };
 
 static int accept_option(const char *item) {
@@ -432,7 +496,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 /* ---- JNI natives of io.stackreq.validation.oracle.OracleNative ---- */
 
 /* The calling thread's shadow stack (allocated on first call), and with layers=ac its perf
- * task-clock signals. */
+ * task-clock signals (signals=cpu-timer: its CPU-time timer). */
 static uintptr_t current_stack_high(void) {
     pthread_attr_t attr;
     void *low = NULL;
@@ -446,6 +510,7 @@ static uintptr_t current_stack_high(void) {
 JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach(JNIEnv *jni, jclass cls) {
     (void)cls;
     pid_t tid = agent_current_tid();
+    int timer_error = 0;
     pthread_mutex_lock(&g_threads_lock);
     struct thread_slot *slot = find_slot(tid);
     if (slot == NULL) {
@@ -460,7 +525,13 @@ JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach
                 memset(slot->shadow, 0, sizeof(int32_t) * SHADOW_INTS);
                 slot->stack_high = current_stack_high();
                 atomic_store_explicit(&slot->tid, tid, memory_order_release);
-                if (g_layer_c && !atomic_load(&g_finished)) slot->perf_fd = open_task_clock(tid);
+                if (g_layer_c && !atomic_load(&g_finished)) {
+                    if (g_cpu_timer) {
+                        timer_error = start_cpu_timer(slot, tid);
+                    } else {
+                        slot->perf_fd = open_task_clock(tid);
+                    }
+                }
             }
         }
     }
@@ -469,7 +540,11 @@ JNIEXPORT jobject JNICALL Java_io_stackreq_validation_oracle_OracleNative_attach
         agent_throw_illegal_state(jni, "oracle: no shadow-stack slot left");
         return NULL;
     }
-    if (g_layer_c && slot->perf_fd < 0) fprintf(stderr, "oracle: no task-clock signals for thread %d\n", (int)tid);
+    if (g_layer_c && g_cpu_timer && timer_error != 0) {
+        fprintf(stderr, "oracle: no CPU-time timer signals for thread %d: %s\n", (int)tid, strerror(timer_error));
+    } else if (g_layer_c && !g_cpu_timer && slot->perf_fd < 0) {
+        fprintf(stderr, "oracle: no task-clock signals for thread %d\n", (int)tid);
+    }
     return (*jni)->NewDirectByteBuffer(jni, slot->shadow, (jlong)sizeof(int32_t) * SHADOW_INTS);
 }
 
@@ -531,7 +606,7 @@ JNIEXPORT jint JNICALL Java_io_stackreq_validation_oracle_OracleNative_requestBi
     /* One at a time: a Disable that is not the last one would not flush. */
     pthread_mutex_lock(&g_biased_lock);
     /* The stack from this function's frame up holds the return addresses of the Java frames below. */
-    int id = take_snapshot(slot->shadow, 'b', tid, 0, (uintptr_t)__builtin_frame_address(0), slot->stack_high);
+    int id = take_snapshot(slot->shadow, 'b', tid, 0, (uintptr_t)__builtin_frame_address(0), slot->stack_high, 0);
     jvmtiError rc = JVMTI_ERROR_OUT_OF_MEMORY;
     if (id > 0) {
         rc = g_request(g_jvmti, NULL, NULL, (jlong)id);

@@ -63,6 +63,15 @@ class ValidationTest {
         OracleRun.Result result = OracleRun.run(jdk, dir, OracleMain.WORKLOADS, durations.oracleSeconds());
         String table = OracleTable.markdown(result, durations.oracleSeconds());
         report(table + "\n" + OracleTable.examples(result));
+        assertAll(oracleChecks(jdk, result));
+    }
+
+    /**
+     * The oracle's assertions on one JDK's result: per workload and layer enough stack traces, at
+     * least MIN_MATCH_PERCENT of them right, and frame types (layers (b) and (c)). Also what
+     * {@link EmulatedOracle} asks of an emulated JDK's run.
+     */
+    static List<Executable> oracleChecks(Jdk jdk, OracleRun.Result result) {
         List<Executable> checks = new ArrayList<>();
         for (String workload : result.workloads()) {
             for (Layer layer : Layer.values()) {
@@ -83,7 +92,7 @@ class ValidationTest {
                 }
             }
         }
-        assertAll(checks);
+        return checks;
     }
 
     /** At least minimum frames with a known type, and of those at least MIN_MATCH_PERCENT typed right. */

@@ -167,6 +167,28 @@ public final class CompiledCode {
         return methodAt(pc, sequence) != null || generatedAt(pc) != null;
     }
 
+    /**
+     * Whether a compiled method the JVM reported only after sequence events records an inline
+     * stack (innermost first) that frames are exactly, methods and bytecode indexes: a return
+     * address into it lay outside the code liboracle.so knew of when the signal came, so no stack
+     * word was kept for it.
+     */
+    public boolean reportedLaterWith(List<OracleCheck.Frame> frames, long sequence) {
+        for (List<Method> methods : byStart.values()) {
+            for (Method method : methods) {
+                if (method.loaded <= sequence) {
+                    continue;
+                }
+                for (List<Scope> scope : method.scopes.values()) {
+                    if (scope.size() == frames.size() && OracleCheck.startsWith(frames, scope)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     /** Whether pc is in the interpreter's code (DynamicCodeGenerated "Interpreter"). */
     public boolean inInterpreter(long pc) {
         Generated code = generatedAt(pc);

@@ -97,7 +97,9 @@ public final class OracleCheck {
      */
     /**
      * codeWords: layer (c)'s stack words that may be return addresses, from the interrupted SP
-     * up, with their distance from it in words (codeWordIndexes); empty in other layers.
+     * up, with their distance from it in words (codeWordIndexes); empty in other layers. On
+     * aarch64 the interrupted link register (x30) comes first, as index -1, when it may be one:
+     * a method's return address is there, not on the stack, before its prologue stores it.
      * codeWordsCut: a limit ended the scan before the stack's end.
      */
     public record Snapshot(long id, Layer layer, int tid, int tag, int rc, int flag, int popped, int overflow,

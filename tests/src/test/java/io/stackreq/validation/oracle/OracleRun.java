@@ -35,6 +35,24 @@ public final class OracleRun {
         }
     }
 
+    /**
+     * How the oracle's JVMs start. {@link #NATIVE}: the JDK's java itself, layer (c) from perf
+     * task-clock signals. A JDK of another architecture runs under an emulator (wrapper: {@code
+     * qemu-aarch64-static -L ROOT}), where perf_event_open is ENOSYS: layer (c) then comes from
+     * CPU-time timers (liboracle.so's signals=cpu-timer), and the timeouts are slowdown times
+     * longer.
+     */
+    public record Launch(List<String> wrapper, String signals, int slowdown) {
+        public static final Launch NATIVE = new Launch(List.of(), "perf", 1);
+
+        public Launch {
+            wrapper = List.copyOf(wrapper);
+            if (!signals.equals("perf") && !signals.equals("cpu-timer")) {
+                throw new IllegalArgumentException("signals: perf or cpu-timer, not " + signals);
+            }
+        }
+    }
+
     private static final Pattern SUMMARY =
             Pattern.compile("oracle-summary woven=(\\d+) weave-failures=(\\d+) corrupt=(\\d+)");
 
@@ -42,11 +60,15 @@ public final class OracleRun {
     }
 
     public static Result run(Jdk jdk, Path dir, List<String> workloads, double seconds) {
+        return run(jdk, dir, workloads, seconds, Launch.NATIVE);
+    }
+
+    public static Result run(Jdk jdk, Path dir, List<String> workloads, double seconds, Launch launch) {
         Path agentJar = OracleAgentJar.build(dir.resolve("oracle-agent.jar"));
         Path acDir = dir.resolve("oracle-" + jdk.feature() + "-ac").toAbsolutePath();
         Path bDir = dir.resolve("oracle-" + jdk.feature() + "-b").toAbsolutePath();
-        String acSummary = runOne(jdk, acDir, "ac", agentJar, workloads, seconds);
-        String bSummary = runOne(jdk, bDir, "b", agentJar, workloads, Math.max(0.5, seconds / 2));
+        String acSummary = runOne(jdk, acDir, "ac", agentJar, workloads, seconds, launch);
+        String bSummary = runOne(jdk, bDir, "b", agentJar, workloads, Math.max(0.5, seconds / 2), launch);
         OracleCheck ac = new OracleCheck(acDir.resolve("methods.txt"),
                 CompiledCode.read(acDir.resolve("compiled-code.txt")));
         ac.checkJvmti(acDir.resolve("jvmti-checks.txt"));
@@ -198,19 +220,19 @@ public final class OracleRun {
     }
 
     private static String runOne(Jdk jdk, Path dir, String layers, Path agentJar, List<String> workloads,
-            double seconds) {
+            double seconds, Launch launch) {
         prepareRunDirectory(dir);
         Path oracle = JvmRun.requesterLibrary().resolveSibling("liboracle.so").toAbsolutePath();
-        JvmRun run = JvmRun.on(jdk, dir).name("oracle").withoutRequester()
+        JvmRun run = JvmRun.on(jdk, dir).name("oracle").withoutRequester().wrapper(launch.wrapper())
                 .stackreqOptions("depth=1024,ring=1024" + walkerOption(dir))
-                .flags("-agentpath:" + oracle + "=out=" + dir + ",layers=" + layers,
+                .flags("-agentpath:" + oracle + "=out=" + dir + ",layers=" + layers + ",signals=" + launch.signals(),
                         "-javaagent:" + agentJar + "=" + dir.resolve("methods.txt"),
                         "-Dstackreq.oracle.layers=" + layers,
                         "-XX:StartFlightRecording=filename=" + dir.resolve("recording.jfr") + ",settings="
                                 + Jfc.write(dir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
                 .main(OracleMain.class, Double.toString(seconds), String.join(",", workloads))
-                .timeout(Duration.ofSeconds(60 + (long) (workloads.size() * seconds * 6)));
+                .timeout(Duration.ofSeconds((60 + (long) (workloads.size() * seconds * 6)) * launch.slowdown()));
         return summary(run.run());
     }
 }
