@@ -51,10 +51,8 @@ final class ProfileCommand implements Callable<Integer> {
     @Mixin
     LaunchOptions launch;
 
-    @Option(names = "--engine", paramLabel = "perf|cpu-timer", defaultValue = "perf",
-            description = "Sampling engine of the perf agent: perf events, or the thread CPU-time timer where "
-                    + "perf_event_open is refused (default: ${DEFAULT-VALUE})")
-    String engine;
+    @Mixin
+    EngineOption engineOption;
 
     @Option(names = "--format", paramLabel = "pprof|otlp",
             description = "Also write the profile as pprof (profile.pb.gz) or OTLP (profile.otlp.pb) for a "
@@ -105,10 +103,7 @@ final class ProfileCommand implements Callable<Integer> {
     }
 
     private ProfileSettings settings(Path java) {
-        if (!engine.equals("perf") && !engine.equals("cpu-timer")) {
-            throw new ParameterException(spec.commandLine(),
-                    "--engine must be perf or cpu-timer, not '" + engine + "'");
-        }
+        String engine = engineOption.checked(spec.commandLine());
         if (interval != null && period != null) {
             throw new ParameterException(spec.commandLine(),
                     "give --interval (time events) or --period (count events), not both");
@@ -117,7 +112,7 @@ final class ProfileCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--period must be > 0");
         }
         Long intervalNanos = interval == null ? null : parseDuration("--interval", interval);
-        if (engine.equals("cpu-timer")) {
+        if (engine.equals(EngineOption.CPU_TIMER)) {
             if (spec.commandLine().getParseResult().hasMatchedOption("--event")) {
                 throw new ParameterException(spec.commandLine(),
                         "--event is for --engine perf; the cpu-timer engine samples thread CPU time");
@@ -142,7 +137,7 @@ final class ProfileCommand implements Callable<Integer> {
     }
 
     private boolean leaderIsTimeEvent() {
-        if (!engine.equals("perf")) {
+        if (!engineOption.engine.equals(EngineOption.PERF)) {
             return true;
         }
         String leader = event.split("\\+", 2)[0].trim();
