@@ -21,7 +21,7 @@ import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachCoreJdk;
+import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,22 +39,22 @@ class CrashRecordingTest {
     @TempDir
     Path dir;
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void sigkill(Jdk jdk) throws Exception {
         dies(jdk, "kill", 137);
     }
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void sigsegv(Jdk jdk) throws Exception {
         dies(jdk, "segv", 134);
     }
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void crashOnOutOfMemoryError(Jdk jdk) throws Exception {
         dies(jdk, "oom", 134, "-Xmx128m", "-XX:+CrashOnOutOfMemoryError");
     }
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void runtimeHalt(Jdk jdk) throws Exception {
         dies(jdk, "halt", 3);
     }
