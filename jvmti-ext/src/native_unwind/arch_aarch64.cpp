@@ -153,6 +153,17 @@ bool writes_frame_register(uint32_t i) {
     return false;
 }
 
+// A branch, exception or system instruction (b, bl, br, blr, ret, cbz, tbz, b.cond, svc, hints).
+bool is_branch_or_system(uint32_t i) { return (i & 0x1c000000) == 0x14000000; }
+
+// What may run between leave()'s pop and the ret: leave() then `mov x0, xzr` (the arraycopy stubs'
+// return value 0). Nothing that branches or that writes sp, x29 or x30, so sp, x29 and x30 are the
+// caller's there as at the ret.
+bool is_after_pop(uint32_t i) {
+    return !is_branch_or_system(i) && !writes_sp_arithmetic(i) && !writes_frame_register(i) &&
+           !(is_load_store(i) && base_register(i) == 31);
+}
+
 // Pointer authentication of the link (paciasp, autiasp and the other hints of CRm 3, retaa/retab):
 // the saved x30 would then be a signed address, not a PC.
 bool authenticates_link(uint32_t i) { return (i & 0xffffff1f) == 0xd503231f || (i & 0xfffffbff) == 0xd65f0bff; }
@@ -176,7 +187,8 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     }
     if (frameless) return FrameSetup::kReturnAddressInLink;
     // enter() first (after alignment nops), leave() and ret last on every exit: `stp x29, x30,
-    // [sp, #-16]!; mov x29, sp` ... `[mov sp, x29;] ldp x29, x30, [sp], #16; ret`. Anything else
+    // [sp, #-16]!; mov x29, sp` ... `[mov sp, x29;] ldp x29, x30, [sp], #16; [is_after_pop ...;]
+    // ret`. Anything else
     // that moves sp or writes x29 (a stub saving registers below its record, a second entry
     // jumped to with another frame) is not decoded: its walks keep failing.
     size_t first = 0;
@@ -186,11 +198,15 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     for (size_t k = first + 2; k < count; k++) {
         const uint32_t i = code[k];
         if (is_pop_record(i)) {
-            if (k + 1 >= count || code[k + 1] != kRet) return FrameSetup::kUnknown;
+            size_t next = k + 1;
+            while (next < count && is_after_pop(code[next])) next++;
+            if (next >= count || code[next] != kRet) return FrameSetup::kUnknown;
             continue;
         }
         if (i == kRet) {
-            if (!is_pop_record(code[k - 1])) return FrameSetup::kUnknown;
+            size_t previous = k - 1;
+            while (is_after_pop(code[previous])) previous--;
+            if (!is_pop_record(code[previous])) return FrameSetup::kUnknown;
             continue;
         }
         if (is_mov_sp_fp(i)) continue;
@@ -209,6 +225,10 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     if (at == first + 1) return FrameSetup::kSavedFpOnTop;               // mov x29, sp
     if (is_pop_record(code[at])) return FrameSetup::kSavedFpOnTop;
     if (code[at] == kRet) return FrameSetup::kReturnAddressInLink;       // after the pop
+    // Between the pop and the ret every exit's instructions are is_after_pop ones (checked above).
+    size_t previous = at;
+    while (previous > first + 1 && is_after_pop(code[previous - 1])) previous--;
+    if (previous > first + 1 && is_pop_record(code[previous - 1])) return FrameSetup::kReturnAddressInLink;
     return FrameSetup::kRecordAtFramePointer;
 }
 
