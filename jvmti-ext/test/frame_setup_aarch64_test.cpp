@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "check.h"
+#include "hotspot/stub_code.h"
 #include "native_unwind/arch.h"
 #include "request/thread_registry.h"
 
@@ -350,10 +351,66 @@ void test_arraycopy_stubs() {
     CHECK(in_stub(two_after_pop, 6, 4) == FrameSetup::kReturnAddressInLink);
 }
 
+// A signal in the copy loop: its caller is the arraycopy stub at the bl's return address (x30),
+// and that stub's caller is in its record at x29 (== sp there).
+void test_nested_stub_caller() {
+    StubCode::reset_for_test();
+    alignas(16) uintptr_t stack[64] = {};
+    const uintptr_t low = reinterpret_cast<uintptr_t>(stack);
+    ThreadSlotView thread{nullptr, low, low + sizeof(stack), false, 0};
+    constexpr uintptr_t kReturn = 0x7f0000001234, kCallerFp = 0x7f0000fff000;
+    const uintptr_t record = low + 0x100;
+    stack[(record - low) / sizeof(uintptr_t)] = kCallerFp;
+    stack[(record - low) / sizeof(uintptr_t) + 1] = kReturn;
+    const char* names[][2] = {{"arrayof_jlong_disjoint_arraycopy", "forward_copy_longs"},
+                              {"jbyte_disjoint_arraycopy", "copy_byte_f"}};
+    for (size_t s = 0; s < 2; s++) {
+        const ArraycopyStub& stub = kArraycopyStubs[s];
+        const uintptr_t start = reinterpret_cast<uintptr_t>(stub.code);
+        const uintptr_t loop = reinterpret_cast<uintptr_t>(stub.loop);
+        CHECK(StubCode::add(names[s][0], start, stub.count * 4));
+        CHECK(StubCode::add(names[s][1], loop, stub.loop_count * 4));
+        const uintptr_t return_address = start + (stub.call + 1) * 4;
+
+        // The signal in the copy loop: x30 the bl's link, sp and x29 the arraycopy stub's.
+        ucontext_t context{};
+        context.uc_mcontext.regs[30] = return_address;
+        write_registers(&context, Registers{loop + 17 * 4, record, record});
+        const FrameSetup setup = stub_frame_setup_at(loop + 17 * 4);
+        CHECK(setup == FrameSetup::kReturnAddressInLink);
+        Registers in_calling_stub{};
+        CHECK(caller_of_unbuilt_frame(&context, setup, thread, &in_calling_stub));
+        in_calling_stub.pc += 1;
+        CHECK(in_calling_stub.pc == return_address && in_calling_stub.sp == record && in_calling_stub.fp == record);
+        Registers caller{};
+        CHECK(caller_of_calling_stub(thread, in_calling_stub, &caller));
+        CHECK(caller.pc == kReturn && caller.sp == record + 16 && caller.fp == kCallerFp);
+
+        // x29 away from sp: not the record of an enter() that kept sp there.
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address, record - 16, record}, &caller));
+        // Not after a call (the bl itself, the next instruction), outside the stub, or in the
+        // copy loop (no call there).
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address - 4, record, record}, &caller));
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address + 4, record, record}, &caller));
+        CHECK(!caller_of_calling_stub(thread, Registers{start + stub.count * 4 + 0x10000, record, record}, &caller));
+        CHECK(!caller_of_calling_stub(thread, Registers{loop + 4, record, record}, &caller));
+        // The record off the thread's stack.
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address, low + sizeof(stack), low + sizeof(stack)},
+                                      &caller));
+    }
+    // A stub that pushes registers below its record before its call (as the oop arraycopy stubs
+    // do) is not decoded: its return address places nothing, whatever x29 and sp say.
+    const uint32_t pushes[] = {0xa9bf7bfd, 0x910003fd, 0xa9be07e0, 0x97fffffd, 0xa8c207e0, 0x910003bf, 0xa8c17bfd, kRet};
+    CHECK(StubCode::add("arrayof_oop_disjoint_arraycopy", reinterpret_cast<uintptr_t>(pushes), sizeof(pushes)));
+    Registers caller{};
+    CHECK(!caller_of_calling_stub(thread, Registers{reinterpret_cast<uintptr_t>(pushes + 4), record, record}, &caller));
+    StubCode::reset_for_test();
+}
+
 }  // namespace
 
 int main() {
     return run_tests("frame_setup_aarch64_test", {test_unverified_entry, test_small_frame, test_large_frame, test_callers,
                                                   test_frameless_stub, test_enter_stub, test_hash_code_stub, test_undecoded_stubs,
-                                                  test_stub_record_caller, test_arraycopy_stubs});
+                                                  test_stub_record_caller, test_arraycopy_stubs, test_nested_stub_caller});
 }

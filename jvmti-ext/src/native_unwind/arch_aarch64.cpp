@@ -251,6 +251,26 @@ FrameSetup stub_frame_setup_at(uintptr_t pc) {
     return stub_frame_setup_in(pc, range.start, range.end);
 }
 
+bool caller_of_calling_stub(const ThreadSlotView& thread, const Registers& at_return, Registers* caller) {
+    StubCode::Range range{};
+    const uintptr_t pc = at_return.pc;
+    if (!StubCode::range_of(pc, &range) || pc % sizeof(uint32_t) != 0 || pc < range.start + sizeof(uint32_t)) {
+        return false;
+    }
+    // A return address follows its call: anything else is no return address of this stub's.
+    uint32_t call;
+    read_instructions(pc - sizeof(uint32_t), &call, 1);
+    if (!is_call(call) || stub_frame_setup_in(pc, range.start, range.end) != FrameSetup::kRecordAtFramePointer) {
+        return false;
+    }
+    // As for a signal in the stub itself (caller_of_unbuilt_frame): x29 == sp tells its built record.
+    if (at_return.fp != at_return.sp || !thread.holds(at_return.fp, 2 * sizeof(uintptr_t))) return false;
+    const uintptr_t* record = reinterpret_cast<const uintptr_t*>(at_return.fp);
+    if (record[1] == 0) return false;
+    *caller = Registers{record[1], at_return.fp + 2 * sizeof(uintptr_t), record[0]};
+    return true;
+}
+
 FrameSetup compiled_frame_setup_at(uintptr_t pc) {
     uint32_t c[4];
     read_instructions(pc, c, 4);
