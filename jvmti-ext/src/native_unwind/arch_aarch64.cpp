@@ -188,9 +188,8 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     if (frameless) return FrameSetup::kReturnAddressInLink;
     // enter() first (after alignment nops), leave() and ret last on every exit: `stp x29, x30,
     // [sp, #-16]!; mov x29, sp` ... `[mov sp, x29;] ldp x29, x30, [sp], #16; [is_after_pop ...;]
-    // ret`. Anything else
-    // that moves sp or writes x29 (a stub saving registers below its record, a second entry
-    // jumped to with another frame) is not decoded: its walks keep failing.
+    // ret`. Anything else that moves sp or writes x29 (a stub saving registers below its record,
+    // a second entry jumped to with another frame) is not decoded: its walks keep failing.
     size_t first = 0;
     while (first < count && code[first] == kNop) first++;
     if (first + 1 >= count || !is_push_record(code[first]) || !is_mov_fp_sp(code[first + 1])) return FrameSetup::kUnknown;
