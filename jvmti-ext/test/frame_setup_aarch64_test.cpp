@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "check.h"
+#include "hotspot/stub_code.h"
 #include "native_unwind/arch.h"
 #include "request/thread_registry.h"
 
@@ -258,10 +259,158 @@ void test_stub_record_caller() {
     CHECK(!caller_of_unbuilt_frame(&context, FrameSetup::kUnknown, thread, &caller));
 }
 
+
+// The arm64 JDK 17's arrayof_jlong_disjoint_arraycopy (jlong_disjoint_arraycopy is the same stub)
+// and its copy loop forward_copy_longs, and JDK 25's jbyte_disjoint_arraycopy and copy_byte_f, as
+// -XX:+PrintStubCode dumps them (17.0.21, 25.0.5). The arraycopy stub: enter(); small copies inline
+// (ldp/stp off x0, x1, x16, x17); a large one aligns, then `bl` the copy loop (JDK 17 at 50, JDK 25
+// at 77) and copies the tail; leave(); `mov x0, xzr; ret`. The copy loop touches none of sp, x29,
+// x30 (its loads and stores are off x0 and x1).
+const uint32_t kJlongArraycopy17[] = {
+    0xa9bf7bfd, 0x910003fd, 0xf9800000, 0xf100285f, 0x54000528, 0x8b226c11, 0x8b226c30, 0xf100085f,  // 0
+    0x540003c9, 0xf100205f, 0x54000228, 0xf100105f, 0x54000149, 0xa9401003, 0xa9411805, 0xa97e2227,  // 8
+    0xa97f2a29, 0xa9001023, 0xa9011825, 0xa93e2207, 0xa93f2a09, 0x14000021, 0xa9401003, 0xa97f1a25,  // 16
+    0xa9001023, 0xa93f1a05, 0x1400001c, 0xa9401003, 0xa9411805, 0xa9422007, 0xa9432809, 0xa97f322b,  // 24
+    0xa9001023, 0xa9011825, 0xa9022027, 0xa9032829, 0xa93f320b, 0x14000011, 0xf100045f, 0x540001e3,  // 32
+    0xf9400003, 0xf85f8224, 0xf9000023, 0xf81f8204, 0x1400000a, 0x36180080, 0xf8408408, 0xf8008428,  // 40
+    0xd1000442, 0xd340fc49, 0x97fffb4e, 0x36000062, 0xf8408408, 0xf8008428, 0x910003bf, 0xa8c17bfd,  // 48
+    0xaa1f03e0, 0xd65f03c0,                                                                          // 56
+};
+const uint32_t kForwardCopyLongs17[] = {
+    0xd1004000, 0xd1004021, 0xa9411003, 0xa9421805, 0xa9432807, 0xa9c4300b, 0xf1004129, 0x54000183,  // 0
+    0xf9803000, 0xa9011023, 0xa9411003, 0xa9021825, 0xa9421805, 0xa9032827, 0xa9432807, 0xa984302b,  // 8
+    0xa9c4300b, 0xf1002129, 0x54fffec2, 0xa9011023, 0xa9021825, 0xa9032827, 0xa984302b, 0x361000a9,  // 16
+    0xa9411003, 0xa9c21805, 0xa9011023, 0xa9821825, 0x91004000, 0x91004021, 0x36080069, 0xa8c11003,  // 24
+    0xa8811023, 0xd65f03c0,                                                                          // 32
+};
+const uint32_t kJbyteArraycopy25[] = {
+    0xa9bf7bfd, 0x910003fd, 0xf9800000, 0xf101405f, 0x54000708, 0x8b226011, 0x8b226030, 0xf100405f,  // 0
+    0x540003c9, 0xf101005f, 0x54000228, 0xf100805f, 0x54000149, 0xa9401003, 0xa9411805, 0xa97e2e27,  // 8
+    0xa97f362c, 0xa9001023, 0xa9011825, 0xa93e2e07, 0xa93f360c, 0x14000045, 0xa9401003, 0xa97f362c,  // 16
+    0xa9001023, 0xa93f360c, 0x14000040, 0xa9401003, 0xa9411805, 0xa9422c07, 0xa943340c, 0xa97f3e2e,  // 24
+    0xa9001023, 0xa9011825, 0xa9022c27, 0xa903342c, 0xa93f3e0e, 0x14000035, 0xf100205f, 0x540000c3,  // 32
+    0xf9400003, 0xf85f8224, 0xf9000023, 0xf81f8204, 0x1400002e, 0x361000c2, 0xb9400003, 0xb85fc224,  // 40
+    0xb9000023, 0xb81fc204, 0x14000028, 0xb40004e2, 0xd341fc42, 0x39400003, 0x385ff224, 0x38626805,  // 48
+    0x39000023, 0x381ff204, 0x38226825, 0x1400001f, 0xcb0003ef, 0x92400def, 0xb40001cf, 0xcb0f0042,  // 56
+    0x3618006f, 0xf8408403, 0xf8008423, 0x3610006f, 0xb8404403, 0xb8004423, 0x3608006f, 0x78402403,  // 64
+    0x78002423, 0x3600006f, 0x38401403, 0x38001423, 0xd343fc4f, 0x97fffe83, 0x36180062, 0xf8408403,  // 72
+    0xf8008423, 0x36100062, 0xb8404403, 0xb8004423, 0x36080062, 0x78402403, 0x78002423, 0x36000062,  // 80
+    0x38401403, 0x38001423, 0x910003bf, 0xa8c17bfd, 0xaa1f03e0, 0xd65f03c0,                          // 88
+};
+const uint32_t kCopyByteF25[] = {
+    0xd1004000, 0xd1004021, 0xa9411003, 0xa9421805, 0xa9432c07, 0xa9c4340c, 0xf10041ef, 0x54000183,  // 0
+    0xf9803000, 0xa9011023, 0xa9411003, 0xa9021825, 0xa9421805, 0xa9032c27, 0xa9432c07, 0xa984342c,  // 8
+    0xa9c4340c, 0xf10021ef, 0x54fffec2, 0xa9011023, 0xa9021825, 0xa9032c27, 0xa984342c, 0x361000af,  // 16
+    0xa9411003, 0xa9c21805, 0xa9011023, 0xa9821825, 0x91004000, 0x91004021, 0x3608006f, 0xa8c11003,  // 24
+    0xa8811023, 0xd65f03c0,                                                                          // 32
+};
+
+struct ArraycopyStub {
+    const uint32_t* code;
+    size_t count;
+    size_t call;  // the bl of the copy loop
+    const uint32_t* loop;
+    size_t loop_count;
+};
+const ArraycopyStub kArraycopyStubs[] = {
+    {kJlongArraycopy17, sizeof(kJlongArraycopy17) / 4, 50, kForwardCopyLongs17, sizeof(kForwardCopyLongs17) / 4},
+    {kJbyteArraycopy25, sizeof(kJbyteArraycopy25) / 4, 77, kCopyByteF25, sizeof(kCopyByteF25) / 4},
+};
+
+// The arraycopy stub decodes whole: its record from enter() to leave()'s pop, the caller's x30
+// and sp after it (`mov x0, xzr` before the ret); the copy loop is frameless.
+void test_arraycopy_stubs() {
+    for (const ArraycopyStub& stub : kArraycopyStubs) {
+        const size_t n = stub.count;
+        CHECK(in_stub(stub.code, n, 0) == FrameSetup::kReturnAddressInLink);
+        CHECK(in_stub(stub.code, n, 1) == FrameSetup::kSavedFpOnTop);
+        for (size_t i = 2; i <= n - 4; i++) CHECK(in_stub(stub.code, n, i) == FrameSetup::kRecordAtFramePointer);
+        CHECK(in_stub(stub.code, n, n - 3) == FrameSetup::kSavedFpOnTop);         // the pop
+        CHECK(in_stub(stub.code, n, n - 2) == FrameSetup::kReturnAddressInLink);  // mov x0, xzr
+        CHECK(in_stub(stub.code, n, n - 1) == FrameSetup::kReturnAddressInLink);  // ret
+        for (size_t i = 0; i < stub.loop_count; i++) {
+            CHECK(in_stub(stub.loop, stub.loop_count, i) == FrameSetup::kReturnAddressInLink);
+        }
+    }
+    // After the pop only what leaves sp, x29 and x30 alone, and no branch, up to the ret.
+    const uint32_t after_pop[] = {
+        0xaa0103fe,  // mov x30, x1
+        0x910043ff,  // add sp, sp, #0x10
+        0xaa0003fd,  // mov x29, x0
+        0xf94003e0,  // ldr x0, [sp]
+        0x14000001,  // b next
+        0xd63f0020,  // blr x1
+    };
+    for (uint32_t instruction : after_pop) {
+        const uint32_t code[] = {0xa9bf7bfd, 0x910003fd, 0xf9400422, 0x910003bf, 0xa8c17bfd, instruction, kRet};
+        CHECK(in_stub(code, 7, 2) == FrameSetup::kUnknown);
+        CHECK(in_stub(code, 7, 5) == FrameSetup::kUnknown);
+    }
+    const uint32_t two_after_pop[] = {0xa9bf7bfd, 0x910003fd, 0xa8c17bfd, 0xaa1f03e0, 0x91000400, kRet};
+    CHECK(in_stub(two_after_pop, 6, 3) == FrameSetup::kReturnAddressInLink);
+    CHECK(in_stub(two_after_pop, 6, 4) == FrameSetup::kReturnAddressInLink);
+}
+
+// A signal in the copy loop: its caller is the arraycopy stub at the bl's return address (x30),
+// and that stub's caller is in its record at x29 (== sp there).
+void test_nested_stub_caller() {
+    StubCode::reset_for_test();
+    alignas(16) uintptr_t stack[64] = {};
+    const uintptr_t low = reinterpret_cast<uintptr_t>(stack);
+    ThreadSlotView thread{nullptr, low, low + sizeof(stack), false, 0};
+    constexpr uintptr_t kReturn = 0x7f0000001234, kCallerFp = 0x7f0000fff000;
+    const uintptr_t record = low + 0x100;
+    stack[(record - low) / sizeof(uintptr_t)] = kCallerFp;
+    stack[(record - low) / sizeof(uintptr_t) + 1] = kReturn;
+    const char* names[][2] = {{"arrayof_jlong_disjoint_arraycopy", "forward_copy_longs"},
+                              {"jbyte_disjoint_arraycopy", "copy_byte_f"}};
+    for (size_t s = 0; s < 2; s++) {
+        const ArraycopyStub& stub = kArraycopyStubs[s];
+        const uintptr_t start = reinterpret_cast<uintptr_t>(stub.code);
+        const uintptr_t loop = reinterpret_cast<uintptr_t>(stub.loop);
+        CHECK(StubCode::add(names[s][0], start, stub.count * 4));
+        CHECK(StubCode::add(names[s][1], loop, stub.loop_count * 4));
+        const uintptr_t return_address = start + (stub.call + 1) * 4;
+
+        // The signal in the copy loop: x30 the bl's link, sp and x29 the arraycopy stub's.
+        ucontext_t context{};
+        context.uc_mcontext.regs[30] = return_address;
+        write_registers(&context, Registers{loop + 17 * 4, record, record});
+        const FrameSetup setup = stub_frame_setup_at(loop + 17 * 4);
+        CHECK(setup == FrameSetup::kReturnAddressInLink);
+        Registers in_calling_stub{};
+        CHECK(caller_of_unbuilt_frame(&context, setup, thread, &in_calling_stub));
+        in_calling_stub.pc += 1;
+        CHECK(in_calling_stub.pc == return_address && in_calling_stub.sp == record && in_calling_stub.fp == record);
+        Registers caller{};
+        CHECK(caller_of_calling_stub(thread, in_calling_stub, &caller));
+        CHECK(caller.pc == kReturn && caller.sp == record + 16 && caller.fp == kCallerFp);
+
+        // x29 away from sp: not the record of an enter() that kept sp there.
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address, record - 16, record}, &caller));
+        // Not after a call (the bl itself, the next instruction), outside the stub, or in the
+        // copy loop (no call there).
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address - 4, record, record}, &caller));
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address + 4, record, record}, &caller));
+        CHECK(!caller_of_calling_stub(thread, Registers{start + stub.count * 4 + 0x10000, record, record}, &caller));
+        CHECK(!caller_of_calling_stub(thread, Registers{loop + 4, record, record}, &caller));
+        // The record off the thread's stack.
+        CHECK(!caller_of_calling_stub(thread, Registers{return_address, low + sizeof(stack), low + sizeof(stack)},
+                                      &caller));
+    }
+    // A stub that pushes registers below its record before its call (as the oop arraycopy stubs
+    // do) is not decoded: its return address places nothing, whatever x29 and sp say.
+    const uint32_t pushes[] = {0xa9bf7bfd, 0x910003fd, 0xa9be07e0, 0x97fffffd, 0xa8c207e0, 0x910003bf, 0xa8c17bfd, kRet};
+    CHECK(StubCode::add("arrayof_oop_disjoint_arraycopy", reinterpret_cast<uintptr_t>(pushes), sizeof(pushes)));
+    Registers caller{};
+    CHECK(!caller_of_calling_stub(thread, Registers{reinterpret_cast<uintptr_t>(pushes + 4), record, record}, &caller));
+    StubCode::reset_for_test();
+}
+
 }  // namespace
 
 int main() {
     return run_tests("frame_setup_aarch64_test", {test_unverified_entry, test_small_frame, test_large_frame, test_callers,
                                                   test_frameless_stub, test_enter_stub, test_hash_code_stub, test_undecoded_stubs,
-                                                  test_stub_record_caller});
+                                                  test_stub_record_caller, test_arraycopy_stubs, test_nested_stub_caller});
 }

@@ -22,19 +22,21 @@ int main() {
     for (const char* name : {"Interpreter", "I2C/C2I adapters(0xbb)", "ExceptionBlob", "forward_exception",
                              "catch_exception", "call_stub", "_slow_arraycopy_Java", "C2 Runtime slow_arraycopy",
                              "C1 Runtime new_instance_blob", "Shared Runtime ic_miss_blob", "DeoptimizationBlob",
-                             "vtable stub", "cont_thaw", "method_entry_barrier", static_cast<const char*>(nullptr)}) {
+                             "vtable stub", "cont_thaw", "method_entry_barrier", "copy_oop_f", "copy_oop_uninit_b",
+                             static_cast<const char*>(nullptr)}) {
         CHECK(StubCode::add(name, at, 0x100));
         CHECK(!StubCode::contains(at + 0x10));
         at += 0x1000;
     }
     for (const char* name : {"jbyte_disjoint_arraycopy", "checkcast_arraycopy_uninit", "arrayof_jint_fill",
                              "vectorizedMismatch", "updateBytesCRC32C", "sha256_implCompressMB", "libmSin", "dexp",
-                             "g1_post_barrier_slow", "large_arrays_hashcode_byte"}) {
+                             "g1_post_barrier_slow", "large_arrays_hashcode_byte", "forward_copy_longs",
+                             "backward_copy_longs", "copy_byte_f", "copy_byte_b"}) {
         CHECK(StubCode::add(name, at, 0x100));
         CHECK(StubCode::contains(at + 0x10));
         at += 0x1000;
     }
-    CHECK(StubCode::size() == 11);
+    CHECK(StubCode::size() == 15);
     // Frameless code, by kind; none of it a leaf stub.
     CHECK(StubCode::frameless_at(0x10000 + 0x1000 + 0x10) == StubCode::Frameless::kAdapters);
     CHECK(StubCode::frameless_at(0x10000 + 11 * 0x1000 + 0x10) == StubCode::Frameless::kReturnAddressOnTop);
@@ -54,7 +56,7 @@ int main() {
     CHECK(StubCode::in_exception_dispatch(0x90010) && StubCode::in_exception_dispatch(0x91010));
     CHECK(!StubCode::in_exception_dispatch(0x90080) && !StubCode::contains(0x90010));
     CHECK(!StubCode::in_exception_dispatch(0x1000));
-    CHECK(StubCode::size() == 11);
+    CHECK(StubCode::size() == 15);
     // The span of the ranges grew past the first one's; its range is still found, and a PC past
     // the last range is outside the span.
     CHECK(StubCode::contains(0x1000) && !StubCode::contains(at + 0x10));

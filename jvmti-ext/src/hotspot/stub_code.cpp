@@ -36,6 +36,12 @@ constexpr const char* kLeafStubParts[] = {
     // by C2 code with bl, enter() ... leave(); x86_64 has no stub of that name (its intrinsic is
     // inline in the compiled method).
     "large_arrays_hashcode",
+    // aarch64's primitive arraycopy copy loops (JDK 17 forward_copy_longs and backward_copy_longs,
+    // JDK 25 copy_byte_f and copy_byte_b): called with bl by the arraycopy stubs, not by compiled
+    // code; their walks go on through that stub (top_frame_aarch64.cpp). Not the oop ones (JDK 25
+    // copy_oop_*): their arraycopy stubs push registers below their record before the call, and
+    // are not placed. x86_64 has no stub of these names (its copy loops are inline).
+    "copy_longs", "copy_byte_",
     // G1's barrier slow paths for C1 code: `push rbp; mov rbp, rsp`, the argument in the caller's frame.
     "g1_pre_barrier_slow", "g1_post_barrier_slow",
 };

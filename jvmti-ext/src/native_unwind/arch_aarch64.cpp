@@ -153,6 +153,17 @@ bool writes_frame_register(uint32_t i) {
     return false;
 }
 
+// A branch, exception or system instruction (b, bl, br, blr, ret, cbz, tbz, b.cond, svc, hints).
+bool is_branch_or_system(uint32_t i) { return (i & 0x1c000000) == 0x14000000; }
+
+// What may run between leave()'s pop and the ret: leave() then `mov x0, xzr` (the arraycopy stubs'
+// return value 0). Nothing that branches or that writes sp, x29 or x30, so sp, x29 and x30 are the
+// caller's there as at the ret.
+bool is_after_pop(uint32_t i) {
+    return !is_branch_or_system(i) && !writes_sp_arithmetic(i) && !writes_frame_register(i) &&
+           !(is_load_store(i) && base_register(i) == 31);
+}
+
 // Pointer authentication of the link (paciasp, autiasp and the other hints of CRm 3, retaa/retab):
 // the saved x30 would then be a signed address, not a PC.
 bool authenticates_link(uint32_t i) { return (i & 0xffffff1f) == 0xd503231f || (i & 0xfffffbff) == 0xd65f0bff; }
@@ -176,9 +187,9 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     }
     if (frameless) return FrameSetup::kReturnAddressInLink;
     // enter() first (after alignment nops), leave() and ret last on every exit: `stp x29, x30,
-    // [sp, #-16]!; mov x29, sp` ... `[mov sp, x29;] ldp x29, x30, [sp], #16; ret`. Anything else
-    // that moves sp or writes x29 (a stub saving registers below its record, a second entry
-    // jumped to with another frame) is not decoded: its walks keep failing.
+    // [sp, #-16]!; mov x29, sp` ... `[mov sp, x29;] ldp x29, x30, [sp], #16; [is_after_pop ...;]
+    // ret`. Anything else that moves sp or writes x29 (a stub saving registers below its record,
+    // a second entry jumped to with another frame) is not decoded: its walks keep failing.
     size_t first = 0;
     while (first < count && code[first] == kNop) first++;
     if (first + 1 >= count || !is_push_record(code[first]) || !is_mov_fp_sp(code[first + 1])) return FrameSetup::kUnknown;
@@ -186,11 +197,15 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     for (size_t k = first + 2; k < count; k++) {
         const uint32_t i = code[k];
         if (is_pop_record(i)) {
-            if (k + 1 >= count || code[k + 1] != kRet) return FrameSetup::kUnknown;
+            size_t next = k + 1;
+            while (next < count && is_after_pop(code[next])) next++;
+            if (next >= count || code[next] != kRet) return FrameSetup::kUnknown;
             continue;
         }
         if (i == kRet) {
-            if (!is_pop_record(code[k - 1])) return FrameSetup::kUnknown;
+            size_t previous = k - 1;
+            while (is_after_pop(code[previous])) previous--;
+            if (!is_pop_record(code[previous])) return FrameSetup::kUnknown;
             continue;
         }
         if (is_mov_sp_fp(i)) continue;
@@ -209,6 +224,10 @@ FrameSetup decode_stub(const uint32_t* code, size_t count, size_t at) {
     if (at == first + 1) return FrameSetup::kSavedFpOnTop;               // mov x29, sp
     if (is_pop_record(code[at])) return FrameSetup::kSavedFpOnTop;
     if (code[at] == kRet) return FrameSetup::kReturnAddressInLink;       // after the pop
+    // Between the pop and the ret every exit's instructions are is_after_pop ones (checked above).
+    size_t previous = at;
+    while (previous > first + 1 && is_after_pop(code[previous - 1])) previous--;
+    if (previous > first + 1 && is_pop_record(code[previous - 1])) return FrameSetup::kReturnAddressInLink;
     return FrameSetup::kRecordAtFramePointer;
 }
 
@@ -229,6 +248,26 @@ FrameSetup stub_frame_setup_at(uintptr_t pc) {
     StubCode::Range range{};
     if (!StubCode::range_of(pc, &range)) return FrameSetup::kUnknown;
     return stub_frame_setup_in(pc, range.start, range.end);
+}
+
+bool caller_of_calling_stub(const ThreadSlotView& thread, const Registers& at_return, Registers* caller) {
+    StubCode::Range range{};
+    const uintptr_t pc = at_return.pc;
+    if (!StubCode::range_of(pc, &range) || pc % sizeof(uint32_t) != 0 || pc < range.start + sizeof(uint32_t)) {
+        return false;
+    }
+    // A return address follows its call: anything else is no return address of this stub's.
+    uint32_t call;
+    read_instructions(pc - sizeof(uint32_t), &call, 1);
+    if (!is_call(call) || stub_frame_setup_in(pc, range.start, range.end) != FrameSetup::kRecordAtFramePointer) {
+        return false;
+    }
+    // As for a signal in the stub itself (caller_of_unbuilt_frame): x29 == sp tells its built record.
+    if (at_return.fp != at_return.sp || !thread.holds(at_return.fp, 2 * sizeof(uintptr_t))) return false;
+    const uintptr_t* record = reinterpret_cast<const uintptr_t*>(at_return.fp);
+    if (record[1] == 0) return false;
+    *caller = Registers{record[1], at_return.fp + 2 * sizeof(uintptr_t), record[0]};
+    return true;
 }
 
 FrameSetup compiled_frame_setup_at(uintptr_t pc) {

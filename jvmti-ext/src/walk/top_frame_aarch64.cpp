@@ -51,10 +51,15 @@ bool caller_at_call(const ThreadSlotView& thread, const void* ucontext, const Re
 }
 
 // The whole stub is decoded (stub_frame_setup_in): every setup it answers is exact, none a guess.
+// A stub whose caller is another stub (a copy loop the arraycopy stubs call with bl) is placed on
+// that stub, and that stub on its compiled caller where its record is certain at the return
+// address (caller_of_calling_stub): two stubs at most, as HotSpot nests them.
 bool caller_of_stub(const ThreadSlotView& thread, const void* ucontext, const Registers& at, Registers* out) {
     const FrameSetup setup = stub_frame_setup_at(at.pc);
-    return setup != FrameSetup::kUnknown && caller_of_unbuilt(thread, ucontext, at, setup, out) &&
-           in_compiled_code(out->pc);
+    if (setup == FrameSetup::kUnknown || !caller_of_unbuilt(thread, ucontext, at, setup, out)) return false;
+    if (in_compiled_code(out->pc)) return true;
+    const Registers in_calling_stub = *out;
+    return caller_of_calling_stub(thread, in_calling_stub, out) && in_compiled_code(out->pc);
 }
 
 // The sender SP the adapter's caller leaves is in x13 on JDK 17 and x19 on JDK 21 and later, and
