@@ -119,15 +119,16 @@ FrameSetup stub_frame_setup_at(uintptr_t pc);
 // x30 from one that built its record). Reads the whole range; kUnknown past kMaxDecodedStubBytes.
 constexpr uintptr_t kMaxDecodedStubBytes = 8192;
 FrameSetup stub_frame_setup_in(uintptr_t pc, uintptr_t start, uintptr_t end);
-// aarch64: the caller of a stub (StubCode) at a return address one of its calls left
+#endif
+// The caller of a stub (StubCode) at a return address one of its calls left
 // (at_return.pc, the instruction before it a bl or blr), with at_return.sp and .fp the stub's
 // sp and x29 at that PC: a stub that calls a copy-loop stub (the arraycopy stubs call JDK 17's
 // forward_copy_longs, JDK 25's copy_byte_f with bl) is the caller of the stub a signal came in.
 // Only where the decode places the stub's record at x29 at that PC (kRecordAtFramePointer) and
 // x29 is sp, as from its enter() to its leave(); *caller's pc is the return address in the record
-// (not minus 1). False otherwise. Reads the stub's code and two words at x29 on thread's stack.
+// (not minus 1). False otherwise, and always on x86_64, whose stubs call no other stub (its copy
+// loops are inline). Reads the stub's code and two words at x29 on thread's stack.
 bool caller_of_calling_stub(const ThreadSlotView& thread, const Registers& at_return, Registers* caller);
-#endif
 // HotSpot's x86_64 compiled methods: `[stack bang;] push rbp; [mov rbp, rsp;] sub rsp, N` ...
 // `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret`. aarch64 (build_frame and
 // remove_frame of macroAssembler_aarch64.cpp): `[nop;] [sub x9, sp, #bang; str xzr, [x9];]

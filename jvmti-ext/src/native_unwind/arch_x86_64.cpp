@@ -68,6 +68,8 @@ FrameSetup stub_frame_setup_at(uintptr_t pc) {
     return FrameSetup::kBuilt;
 }
 
+bool caller_of_calling_stub(const ThreadSlotView&, const Registers&, Registers*) { return false; }
+
 FrameSetup compiled_frame_setup_at(uintptr_t pc) {
     const uint8_t* code = reinterpret_cast<const uint8_t*>(pc);
     if (code[0] == kPushRbp || code[0] == kRet || code[0] == kRetImmediate || is_stack_bang(code)) {

@@ -108,8 +108,7 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
     int32_t result = walk_from_unbuilt_frame(thread, ucontext, setup, frames, max_depth, top);
     if (result > 0) return result;
     result = kWalkUnknownJava;
-#if defined(__aarch64__)
-    // The stub's caller is a stub too (the arraycopy stubs call their copy loop with bl): from
+    // aarch64: the stub's caller is a stub too (the arraycopy stubs call their copy loop with bl): from
     // that stub's record to its caller, where the decode places the record (top_frame's caller_of_stub).
     if (Registers in_calling_stub{}; setup != FrameSetup::kBuilt &&
                                      caller_of_unbuilt_frame(ucontext, setup, thread, &in_calling_stub)) {
@@ -121,7 +120,6 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
             if (from_calling_stub > 0) return from_calling_stub;
         }
     }
-#endif
     // aarch64 decodes the whole stub: where that found the caller, or could not, the guesses below
     // (x86_64's) would only find a wrong one.
     if (setup == FrameSetup::kRecordAtFramePointer || setup == FrameSetup::kUnknown) return result;
