@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.stackreq.tests.support.JvmRun;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * repository root of a built tree (on the default JDK: {@code $JAVA_HOME}, else {@code java}),
  * exits 0, prints the report, and every file it says it wrote exists.
  */
+@Isolated
 class DemoScriptTest {
     private static final Pattern RESULTS = Pattern.compile("^Results in (.+)/$");
     private static final Pattern FILE_ROW = Pattern.compile("^  (\\S+\\.(?:txt|html|jfr|jsonl))\\s+\\S.*$");

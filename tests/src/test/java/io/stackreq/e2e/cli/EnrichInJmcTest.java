@@ -34,6 +34,7 @@ import org.openjdk.jmc.flightrecorder.stacktrace.FrameSeparator;
 import org.openjdk.jmc.flightrecorder.stacktrace.FrameSeparator.FrameCategorization;
 import org.openjdk.jmc.flightrecorder.stacktrace.tree.Node;
 import org.openjdk.jmc.flightrecorder.stacktrace.tree.StacktraceTreeModel;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 3, acceptance 5: {@code stackreq enrich} of a task-clock+page-faults profile writes a
@@ -42,6 +43,7 @@ import org.openjdk.jmc.flightrecorder.stacktrace.tree.StacktraceTreeModel;
  * to the report's totals, and JMC's own stack-trace tree weighted by page faults gives
  * touchFreshMemory the share the report gives it.
  */
+@Isolated
 class EnrichInJmcTest {
     private static final String EVENT = "stackreq.PerfSample";
     private static final IAttribute<IQuantity> TASK_CLOCK =

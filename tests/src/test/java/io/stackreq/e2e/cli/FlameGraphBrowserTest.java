@@ -19,6 +19,7 @@ import io.stackreq.tests.NativeFramesTest;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * methodA and nothing else, and says methodA's share. A screenshot of the searched page is left in
  * {@code tests/target/e2e-cli/jdk<N>/flame-search-methodA.png}.
  */
+@Isolated
 class FlameGraphBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Pattern FRAME =

@@ -15,6 +15,7 @@ import java.util.List;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with no Java stack trace. The perf_event_attr setup of every event is unit-tested natively
  * ({@code jvmti-ext/perf-agent/test/perf_events_test.cpp}).
  */
+@Isolated
 class HardwareEventTest {
     @TempDir
     Path dir;

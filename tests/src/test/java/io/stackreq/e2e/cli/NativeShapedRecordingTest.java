@@ -27,6 +27,7 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedThread;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a hand-made case with known numbers, and stackreq's own TwoPhase recording rewritten in the
  * JDK's shape, which must give the same report and the same joined samples.
  */
+@Isolated
 class NativeShapedRecordingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long T0 = FixtureRecording.START_EPOCH_NANOS;

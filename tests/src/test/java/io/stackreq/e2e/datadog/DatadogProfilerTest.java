@@ -26,6 +26,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.function.Executable;
 
 import io.stackreq.testapp.CpuSplit;
@@ -71,6 +72,7 @@ import jdk.jfr.consumer.RecordingFile;
  * the profiler reports no rejected requests.</li>
  * </ul>
  */
+@Isolated
 class DatadogProfilerTest {
     private static final String CPU_SAMPLE = "datadog.ExecutionSample";
     private static final String WALL_SAMPLE = "datadog.MethodSample";
