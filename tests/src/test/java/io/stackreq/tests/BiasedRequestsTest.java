@@ -18,8 +18,8 @@ import io.stackreq.tests.support.OnEachJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 2, acceptance 3 (biased paths): a NULL ucontext from a JNI call, and a request for

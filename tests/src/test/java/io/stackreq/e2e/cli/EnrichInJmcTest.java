@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.openjdk.jmc.common.IMCFrame;
 import org.openjdk.jmc.common.IMCStackTrace;
 import org.openjdk.jmc.common.IMCThread;
@@ -34,7 +35,6 @@ import org.openjdk.jmc.flightrecorder.stacktrace.FrameSeparator;
 import org.openjdk.jmc.flightrecorder.stacktrace.FrameSeparator.FrameCategorization;
 import org.openjdk.jmc.flightrecorder.stacktrace.tree.Node;
 import org.openjdk.jmc.flightrecorder.stacktrace.tree.StacktraceTreeModel;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 3, acceptance 5: {@code stackreq enrich} of a task-clock+page-faults profile writes a

@@ -26,7 +26,6 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.function.Executable;
 
 import io.stackreq.testapp.CpuSplit;
@@ -39,6 +38,7 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 27, item 6: Datadog's profiler, unmodified, with stackreq. Datadog's java-profiler
