@@ -16,6 +16,7 @@ import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 2, acceptance 4: the event's JFR settings gate the machinery. Without
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * written; a recording started in Java with {@code throttle = 100/s} keeps the event rate near
  * 100 per second of the app's own measured run time.
  */
+@Isolated
 class EnableGateAndThrottleTest {
     @OnEachJdk
     void withoutTheEnabledSettingRequestsAreNotAvailableAndNothingIsWritten(Jdk jdk, @TempDir Path dir)

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.OnEachJdk;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 3, acceptance 2: {@code profile -e task-clock+page-faults} of PageToucher gives every
@@ -20,6 +21,7 @@ import io.stackreq.tests.support.OnEachJdk;
  * touchFreshMemory (its total: the faults happen in the JDK's zeroing of the new direct buffer,
  * which it calls), while the time-weighted report shows computeOnly's share too.
  */
+@Isolated
 class EventGroupTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -38,6 +38,7 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 27, item 6: Datadog's profiler, unmodified, with stackreq. Datadog's java-profiler
@@ -71,6 +72,7 @@ import jdk.jfr.consumer.RecordingFile;
  * the profiler reports no rejected requests.</li>
  * </ul>
  */
+@Isolated
 class DatadogProfilerTest {
     private static final String CPU_SAMPLE = "datadog.ExecutionSample";
     private static final String WALL_SAMPLE = "datadog.MethodSample";
