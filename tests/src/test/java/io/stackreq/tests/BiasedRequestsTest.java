@@ -18,14 +18,14 @@ import io.stackreq.tests.support.OnEachJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 2, acceptance 3 (biased paths): a NULL ucontext from a JNI call, and a request for
  * another live thread, each give one event with biased = true and the right thread's stack.
  */
-@Isolated
+@Tag("alone")
 class BiasedRequestsTest {
     private static final String MAIN = Scenarios.class.getName() + ".main";
 

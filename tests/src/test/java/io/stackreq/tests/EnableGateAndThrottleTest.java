@@ -15,8 +15,8 @@ import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 2, acceptance 4: the event's JFR settings gate the machinery. Without
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * written; a recording started in Java with {@code throttle = 100/s} keeps the event rate near
  * 100 per second of the app's own measured run time.
  */
-@Isolated
+@Tag("alone")
 class EnableGateAndThrottleTest {
     @OnEachJdk
     void withoutTheEnabledSettingRequestsAreNotAvailableAndNothingIsWritten(Jdk jdk, @TempDir Path dir)

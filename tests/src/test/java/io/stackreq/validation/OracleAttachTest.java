@@ -13,9 +13,9 @@ import io.stackreq.tests.support.Jdk;
 import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
 import io.stackreq.validation.oracle.OracleRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a JVM that started without them, after its workload threads warmed up (those threads, running
  * before the attach, are the ones sampled). Same bar as {@link ValidationTest} on a few workloads.
  */
-@Isolated
+@Tag("alone")
 class OracleAttachTest {
     // exceptions is left to tests/validate --only oracle --attach: after an attach it had 3 wrong
     // traces in about 4,800 (0.06%, cause not found yet; docs/validation.md), so at the 1,000-2,000

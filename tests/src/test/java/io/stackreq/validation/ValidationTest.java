@@ -22,9 +22,9 @@ import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
 import io.stackreq.validation.oracle.OracleMain;
 import io.stackreq.validation.oracle.OracleRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link Durations#FULL} with {@code -Dstackreq.validate.full=true}). Prints the tables and
  * appends them to {@code target/validation-ci-tables.md}.
  */
-@Isolated
+@Tag("alone")
 class ValidationTest {
     /** Oracle: of the stack traces each layer returned, at least this share must be right. */
     static final double MIN_MATCH_PERCENT = 99.9;

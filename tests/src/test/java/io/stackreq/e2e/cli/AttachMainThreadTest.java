@@ -28,7 +28,7 @@ import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Issue 28, item 1: {@code stackreq profile --pid} on a JVM started without agents whose work runs
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * until the profiler is attached, then woken: they are sampled too (two native threads of one
  * name were not sampled either), and the split holds over the three threads.
  */
-@Isolated
+@Tag("alone")
 class AttachMainThreadTest {
     private static final String[] METHODS = {TwoPhase.METHOD_A, TwoPhase.METHOD_B,
             AttachTarget.class.getName() + ".methodC"};

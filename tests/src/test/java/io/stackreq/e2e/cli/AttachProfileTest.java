@@ -26,7 +26,7 @@ import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Issue 16, acceptance 1-4: a JVM started without agents ({@link AttachTarget}: two workers
@@ -47,7 +47,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * recording, after libstackreq is loaded; on the other JDKs it runs a recording of its own from
  * the start, so libstackreq meets JFR initialized and a recording running.
  */
-@Isolated
+@Tag("alone")
 class AttachProfileTest {
     private static final String TARGET = AttachTarget.class.getName();
     private static final String[] METHODS = {TwoPhase.METHOD_A, TwoPhase.METHOD_B, TARGET + ".methodC"};

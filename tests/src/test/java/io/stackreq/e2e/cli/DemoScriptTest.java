@@ -13,15 +13,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.stackreq.tests.support.JvmRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 3, acceptance 7: {@code ./stackreq demo}, the README's main command, run as is from the
  * repository root of a built tree (on the default JDK: {@code $JAVA_HOME}, else {@code java}),
  * exits 0, prints the report, and every file it says it wrote exists.
  */
-@Isolated
+@Tag("alone")
 class DemoScriptTest {
     private static final Pattern RESULTS = Pattern.compile("^Results in (.+)/$");
     private static final Pattern FILE_ROW = Pattern.compile("^  (\\S+\\.(?:txt|html|jfr|jsonl))\\s+\\S.*$");

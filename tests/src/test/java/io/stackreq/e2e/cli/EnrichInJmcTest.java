@@ -15,7 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 import org.openjdk.jmc.common.IMCFrame;
 import org.openjdk.jmc.common.IMCStackTrace;
 import org.openjdk.jmc.common.IMCThread;
@@ -43,7 +43,7 @@ import org.openjdk.jmc.flightrecorder.stacktrace.tree.StacktraceTreeModel;
  * to the report's totals, and JMC's own stack-trace tree weighted by page faults gives
  * touchFreshMemory the share the report gives it.
  */
-@Isolated
+@Tag("alone")
 class EnrichInJmcTest {
     private static final String EVENT = "stackreq.PerfSample";
     private static final IAttribute<IQuantity> TASK_CLOCK =

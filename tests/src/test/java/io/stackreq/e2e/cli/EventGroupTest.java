@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.OnEachJdk;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Issue 3, acceptance 2: {@code profile -e task-clock+page-faults} of PageToucher gives every
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * touchFreshMemory (its total: the faults happen in the JDK's zeroing of the new direct buffer,
  * which it calls), while the time-weighted report shows computeOnly's share too.
  */
-@Isolated
+@Tag("alone")
 class EventGroupTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 

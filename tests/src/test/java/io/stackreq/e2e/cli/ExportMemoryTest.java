@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -24,7 +24,7 @@ import io.stackreq.tests.support.JvmRun;
  * 45 MB here) and the same export ran out of memory in 32 MB. The 5-million run in -Xmx256m is
  * tests/bench/export's, with its timings.
  */
-@Isolated
+@Tag("alone")
 class ExportMemoryTest {
     private static final int SAMPLES = 300_000;
     private static final String HEAP = "-Xmx24m";

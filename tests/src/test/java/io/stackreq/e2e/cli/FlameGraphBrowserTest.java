@@ -19,9 +19,9 @@ import io.stackreq.tests.NativeFramesTest;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 3, acceptance 4: the {@code flame.html} of a TwoPhase profile, opened from disk in headless
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * methodA and nothing else, and says methodA's share. A screenshot of the searched page is left in
  * {@code tests/target/e2e-cli/jdk<N>/flame-search-methodA.png}.
  */
-@Isolated
+@Tag("alone")
 class FlameGraphBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Pattern FRAME =

@@ -27,7 +27,7 @@ import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JfrPrint;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Issue 14, acceptance 2-4 and 7: the {@code profile.pb.gz} and {@code profile.otlp.pb} of
@@ -36,7 +36,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * opentelemetry-proto's classes, weigh every function as {@code report} does, for both counters, to
  * the unit; its {@code profile.jfr} reads with the JDK's own reader, stacks included.
  */
-@Isolated
+@Tag("alone")
 class FleetFormatsTest {
     private static final List<String> METRICS = List.of("task-clock", "page-faults");
     private static final Path GO = Path.of("/usr/bin/go");

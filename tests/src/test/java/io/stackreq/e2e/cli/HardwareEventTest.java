@@ -15,8 +15,8 @@ import java.util.List;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 3, acceptance 3: on this machine (no hardware PMU) {@code profile -e cache-misses} fails:
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * with no Java stack trace. The perf_event_attr setup of every event is unit-tested natively
  * ({@code jvmti-ext/perf-agent/test/perf_events_test.cpp}).
  */
-@Isolated
+@Tag("alone")
 class HardwareEventTest {
     @TempDir
     Path dir;

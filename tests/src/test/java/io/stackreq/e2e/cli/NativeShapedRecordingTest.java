@@ -27,9 +27,9 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedThread;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 3, acceptance 6: a recording written by JMC's {@code flightrecorder.writer} with
@@ -38,7 +38,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * a hand-made case with known numbers, and stackreq's own TwoPhase recording rewritten in the
  * JDK's shape, which must give the same report and the same joined samples.
  */
-@Isolated
+@Tag("alone")
 class NativeShapedRecordingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long T0 = FixtureRecording.START_EPOCH_NANOS;

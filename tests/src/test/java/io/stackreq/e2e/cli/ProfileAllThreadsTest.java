@@ -22,7 +22,7 @@ import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedThread;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Issue 13, acceptance 4 and 5: {@code stackreq profile --all-threads} of AllocationChurn (a small
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * as JVM-internal beside the Java ones. Without {@code --native} the same threads' requests are
  * refused as before (UNATTACHED_THREAD) and have no event.
  */
-@Isolated
+@Tag("alone")
 class ProfileAllThreadsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** HotSpot names G1's parallel workers so on JDK 17 and 25. */

@@ -15,7 +15,7 @@ import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingFile;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Issue 13, acceptance 5 and 7: {@code stackreq profile --native} of BiasTrap (60% of its CPU in
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * libjvm's {@code _Copy_arrayof_conjoint_jlongs}, through the System.arraycopy native method, while
  * copyArrays is still interpreted; 40% is BiasTrap's counted loop).
  */
-@Isolated
+@Tag("alone")
 class ProfileNativeFramesTest {
     @OnEachJdk
     void theArraycopyStubIsOnTopInReportFlameAndEnrichedRecording(Jdk jdk) throws IOException {

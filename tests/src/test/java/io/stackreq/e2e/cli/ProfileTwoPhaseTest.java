@@ -19,7 +19,7 @@ import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Issue 3, acceptance 1: {@code stackreq profile -e task-clock -i 1ms} of TwoPhase (methodA burns
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * methodB within 5 points of 75% and 25% self in {@code report --format json}, with at least 98%
  * of the samples matched; and profile writes every file it promises.
  */
-@Isolated
+@Tag("alone")
 class ProfileTwoPhaseTest {
     private static final String EMITTER_THREAD = "stackreq emitter";
 

@@ -26,6 +26,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.function.Executable;
 
 import io.stackreq.testapp.CpuSplit;
@@ -38,7 +39,6 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 27, item 6: Datadog's profiler, unmodified, with stackreq. Datadog's java-profiler
@@ -72,7 +72,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * the profiler reports no rejected requests.</li>
  * </ul>
  */
-@Isolated
+@Tag("alone")
 class DatadogProfilerTest {
     private static final String CPU_SAMPLE = "datadog.ExecutionSample";
     private static final String WALL_SAMPLE = "datadog.MethodSample";
