@@ -377,6 +377,20 @@ seconds_argument() {
     echo "$seconds"
 }
 
+# jdk_and_seconds COMMAND DEFAULT [--jdk 17|25] [SECONDS]: sets feature (default 17) and seconds
+# (default DEFAULT) from a command's arguments.
+jdk_and_seconds() {
+    local command=$1 default=$2
+    shift 2
+    feature=17
+    if [[ ${1:-} == --jdk ]]; then
+        feature=${2:-}
+        shift 2 || shift
+    fi
+    [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: $command --jdk takes 17 or 25, not '$feature'" >&2; return 2; }
+    seconds=$(seconds_argument "$default" "${1:-}") || return 2
+}
+
 command=${1:-}
 (($#)) && shift
 case $command in
@@ -392,48 +406,24 @@ case $command in
         arm64_jdk "$feature" "$update"
         ;;
     run)
-        feature=17
-        if [[ ${1:-} == --jdk ]]; then
-            feature=${2:-}
-            shift 2 || shift
-        fi
-        [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: run --jdk takes 17 or 25, not '$feature'" >&2; exit 2; }
-        seconds=$(seconds_argument 20 "${1:-}") || exit 2
+        jdk_and_seconds run 20 "$@" || exit 2
         aarch64_prepare
         aarch64_run "$feature" "$seconds"
         ;;
     native)
-        feature=17
-        if [[ ${1:-} == --jdk ]]; then
-            feature=${2:-}
-            shift 2 || shift
-        fi
-        [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: native --jdk takes 17 or 25, not '$feature'" >&2; exit 2; }
-        seconds=$(seconds_argument 3 "${1:-}") || exit 2
+        jdk_and_seconds native 3 "$@" || exit 2
         aarch64_prepare
         aarch64_native_prepare
         aarch64_native_run "$feature" "$seconds"
         ;;
     oracle)
-        feature=17
-        if [[ ${1:-} == --jdk ]]; then
-            feature=${2:-}
-            shift 2 || shift
-        fi
-        [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: oracle --jdk takes 17 or 25, not '$feature'" >&2; exit 2; }
-        seconds=$(seconds_argument "$oracle_seconds" "${1:-}") || exit 2
+        jdk_and_seconds oracle "$oracle_seconds" "$@" || exit 2
         aarch64_prepare
         aarch64_oracle_prepare
         aarch64_oracle "$feature" "$seconds"
         ;;
     demo)
-        feature=17
-        if [[ ${1:-} == --jdk ]]; then
-            feature=${2:-}
-            shift 2 || shift
-        fi
-        [[ $feature == 17 || $feature == 25 ]] || { echo "tests/aarch64.sh: demo --jdk takes 17 or 25, not '$feature'" >&2; exit 2; }
-        seconds=$(seconds_argument 10 "${1:-}") || exit 2
+        jdk_and_seconds demo 10 "$@" || exit 2
         aarch64_prepare
         aarch64_demo_prepare
         aarch64_demo_run "$feature" "$seconds"
