@@ -122,13 +122,16 @@ arm64_jdk25_finish() {
 }
 
 # arm64_java JDK ARGS...: runs JDK's java, through qemu on a machine that is not aarch64.
+# arm64_root JDK: the unpacked Debian tree a fetched arm64 JDK lives in, qemu's -L.
+arm64_root() { echo "${1%/usr/lib/jvm/*}"; }
+
 arm64_java() {
     local jdk=$1
     shift
     if [[ $(uname -m) == aarch64 ]]; then
         "$jdk/bin/java" "$@"
     else
-        qemu-aarch64-static -L "${jdk%/usr/lib/jvm/*}" "$jdk/bin/java" "$@"
+        qemu-aarch64-static -L "$(arm64_root "$jdk")" "$jdk/bin/java" "$@"
     fi
 }
 
@@ -172,6 +175,9 @@ aarch64_prepare() {
     rm -rf "$work" && mkdir -p "$work" || return 1
     (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl jfr-events package -DskipTests >"$work/mvn.log" 2>&1) ||
         { cat "$work/mvn.log" >&2; echo "tests/aarch64.sh: the events jar was not built" >&2; return 1; }
+    # Also beside the aarch64 libraries, where libstackreq looks for it without events-jar= (the
+    # oracle's and the demo's runs), as the x86_64 build has it.
+    cp "$events_jar" "$build/native/stackreq-jfr-events.jar" || return 1
     "$host_jdk/bin/javac" --release 17 -d "$work/classes" "$repo/tests/aarch64/Workload.java" || return 1
     return $tested
 }
@@ -247,9 +253,7 @@ oracle_workloads=osr,inlining,recursion
 oracle_seconds=6
 
 # What the oracle needs beyond aarch64_prepare: the test classes and their class path (Maven,
-# incremental after tests/run), liboracle.so for aarch64, and the events jar beside
-# libstackreq.so, where the agent looks for it by default (the oracle's runs give no events-jar).
-# Sets test_classpath and oracle_natives.
+# incremental after tests/run) and liboracle.so for aarch64. Sets test_classpath and oracle_natives.
 aarch64_oracle_prepare() {
     local step=$SECONDS natives_build=$repo/tests/target/aarch64/test-native-build configure
     (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl tests -am process-test-classes >"$work/mvn-tests.log" 2>&1) ||
@@ -265,7 +269,6 @@ aarch64_oracle_prepare() {
     # The same proof as build-aarch64.sh's: e_machine 183 (EM_AARCH64).
     [[ $(od -An -t u2 -j 18 -N 2 "$oracle_natives/liboracle.so" | tr -d ' ') == 183 ]] ||
         { echo "tests/aarch64.sh: $oracle_natives/liboracle.so is not aarch64" >&2; return 1; }
-    cp "$events_jar" "$build/native/stackreq-jfr-events.jar" || return 1
     echo "tests/aarch64.sh: oracle's build (test classes, liboracle.so): $((SECONDS - step)) s" >&2
 }
 
@@ -281,7 +284,7 @@ aarch64_oracle() {
     else
         # Timeouts 3 times x86_64's: a JDK 25 JVM of this run takes about 45 s under qemu, x86_64's
         # timeout for it is 168 s.
-        launch=(cpu-timer 3 qemu-aarch64-static -L "${arm_jdk%/usr/lib/jvm/*}")
+        launch=(cpu-timer 3 qemu-aarch64-static -L "$(arm64_root "$arm_jdk")")
         echo "tests/aarch64.sh: oracle under qemu: layer c's signals from CPU-time timers (perf_event_open is ENOSYS)" >&2
     fi
     echo "tests/aarch64.sh: oracle on the arm64 JDK $feature, $oracle_workloads, $seconds s each" >&2
@@ -298,15 +301,12 @@ aarch64_oracle() {
 
 # The demo (README's first command) on the arm64 JDK FEATURE, after aarch64_prepare: the CLI runs on
 # the host's JDK and launches BiasTrap on the arm64 one through a wrapper (--java), with the
-# cpu-timer engine. The CLI jar is built here (Maven, analysis), and the events jar is copied
-# beside the aarch64 libraries, where libstackreq looks for it by default, as the x86_64 build
-# has it. Sets demo_jar.
+# cpu-timer engine. The CLI jar is built here (Maven, analysis). Sets demo_jar.
 aarch64_demo_prepare() {
     demo_jar=$repo/analysis/target/stackreq.jar
     mkdir -p "$work/demo" || return 1
     (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl analysis package -DskipTests >"$work/demo/mvn.log" 2>&1) ||
         { cat "$work/demo/mvn.log" >&2; echo "tests/aarch64.sh: the CLI jar was not built" >&2; return 1; }
-    cp "$events_jar" "$build/native/stackreq-jfr-events.jar"
 }
 
 # The demo check on the arm64 JDK FEATURE for SECONDS of BiasTrap (wall time), after
@@ -320,7 +320,7 @@ aarch64_demo_run() {
     if [[ $(uname -m) == aarch64 ]]; then
         printf '#!/bin/sh\nexec "%s/bin/java" "$@"\n' "$arm_jdk" >"$out/java"
     else
-        printf '#!/bin/sh\nexec qemu-aarch64-static -L "%s" "%s/bin/java" "$@"\n' "${arm_jdk%/usr/lib/jvm/*}" "$arm_jdk" >"$out/java"
+        printf '#!/bin/sh\nexec qemu-aarch64-static -L "%s" "%s/bin/java" "$@"\n' "$(arm64_root "$arm_jdk")" "$arm_jdk" >"$out/java"
     fi
     chmod +x "$out/java"
     echo "tests/aarch64.sh: stackreq demo --engine cpu-timer --seconds $seconds on the arm64 JDK $feature" >&2
