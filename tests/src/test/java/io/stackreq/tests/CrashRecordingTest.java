@@ -32,9 +32,15 @@ import org.junit.jupiter.api.io.TempDir;
  * crashed by {@code -XX:+CrashOnOutOfMemoryError} or halted. The repository is assembled and read
  * with JDK 17's {@code jfr} and JMC core, each side file with the dying JDK's own {@code jfr}, and
  * HotSpot's emergency dump, where it writes one, the same way.
+ *
+ * <p>HotSpot's error reporting is bounded ({@code -XX:ErrorLogTimeout}): JDK 21's (21.0.13) can
+ * hang in its emergency dump, with no agent loaded (2 of 40 JVMs sent SIGSEGV under load,
+ * 2026-11-28, the signal taken in {@code SR_handler}); a dump left empty is accepted only where
+ * the JVM says that its error reporting timed out.
  */
 class CrashRecordingTest {
     private static final long SECOND = 1_000_000_000L;
+    private static final String REPORTING_TIMED_OUT = "Timeout during error reporting";
 
     @TempDir
     Path dir;
@@ -67,7 +73,7 @@ class CrashRecordingTest {
         JvmRun.Result result = JvmRun.on(jdk, dir).name(way)
                 .flags("-XX:FlightRecorderOptions:repository=" + repository,
                         "-XX:StartFlightRecording=name=cont,maxage=1h,+jdk.StackTraceRequest#enabled=true")
-                .flags(flags)
+                .flags("-XX:ErrorLogTimeout=20").flags(flags)
                 .main(CrashApp.class, "out=" + journalFile, "way=" + way, "seconds=2.5")
                 .timeout(Duration.ofSeconds(60)).start();
         assertEquals(exitCode, result.exitCode(), () -> "expected the JVM to die by " + way + "\n" + result);
@@ -98,6 +104,12 @@ class CrashRecordingTest {
             emergencyDumps = list.filter(p -> p.getFileName().toString().matches("hs_\\w+_pid\\d+\\.jfr")).toList();
         }
         for (Path dump : emergencyDumps) {
+            if (Files.size(dump) == 0) {
+                assertTrue(result.stdout().contains(REPORTING_TIMED_OUT) || result.stderr().contains(REPORTING_TIMED_OUT),
+                        () -> dump + " is empty and the JVM did not say its error reporting timed out\n" + result);
+                measured.append("; ").append(dump.getFileName()).append(" empty: HotSpot's error reporting timed out");
+                continue;
+            }
             check(journal, dump.getFileName() + " + JDK 17 jfr print", printedIds(jdk17, dump), measured);
             check(journal, dump.getFileName() + " + JMC core", jmcIds(dump), measured);
         }

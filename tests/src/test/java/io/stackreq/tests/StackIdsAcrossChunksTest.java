@@ -21,7 +21,7 @@ import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachCoreJdk;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +43,7 @@ class StackIdsAcrossChunksTest {
     @TempDir
     Path dir;
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void fileRecordingGivesEveryEventItsOwnStack(Jdk jdk) throws Exception {
         Path file = dir.resolve("file.jfr");
         Path out = dir.resolve("file.txt");
@@ -55,7 +55,7 @@ class StackIdsAcrossChunksTest {
         assertTrue(checked.chunksWithEvents >= 5, () -> "only " + checked.chunksWithEvents + " chunks hold events");
     }
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void continuousRecordingWithDumpsAndRotationGivesEveryEventItsOwnStack(Jdk jdk) throws Exception {
         Path out = dir.resolve("continuous.txt");
         // pending=1500: stackreq asks JFR for a new chunk (at most once a second) when that many

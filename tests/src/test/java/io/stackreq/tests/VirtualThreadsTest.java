@@ -16,7 +16,7 @@ import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachCoreJdk;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
 import org.junit.jupiter.api.Assumptions;
@@ -48,7 +48,7 @@ class VirtualThreadsTest {
     @TempDir
     Path dir;
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void requestsInVirtualThreadsAreTheirsWithTheirFramesOnly(Jdk jdk) throws Exception {
         Assumptions.assumeTrue(jdk.feature() >= 21, "virtual threads exist from JDK 21 on; " + jdk + " has none");
         Path recording = dir.resolve("rec.jfr");

@@ -21,7 +21,7 @@ import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachCoreJdk;
+import io.stackreq.tests.support.OnEachJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,7 +49,7 @@ class VmStructsWalkStubTest {
     @TempDir
     Path dir;
 
-    @OnEachCoreJdk
+    @OnEachJdk
     void signalsInTheArraycopyStubAreWalkedFromItsCaller(Jdk jdk) throws Exception {
         Path recording = dir.resolve("rec.jfr");
         Path log = dir.resolve("stackreq.log");

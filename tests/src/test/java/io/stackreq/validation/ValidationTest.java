@@ -59,7 +59,7 @@ class ValidationTest {
     Path dir;
 
     @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#core")
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
     void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
         Durations durations = Durations.fromSystemProperties();
         OracleRun.Result result = OracleRun.run(jdk, dir, OracleMain.WORKLOADS, durations.oracleSeconds());
@@ -107,7 +107,7 @@ class ValidationTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#core")
+    @MethodSource("io.stackreq.tests.support.Jdk#all")
     void stackreqIsAsCloseToTheTruthAsAsyncProfilerAndBiasedModeIsNot(Jdk jdk) throws IOException {
         Durations durations = Durations.fromSystemProperties();
         BiasBenchmark.Result result = BiasBenchmark.run(jdk, dir, BiasBenchmark.ciPlan(), durations.biasSeconds());

@@ -23,10 +23,7 @@ public final class Reliability {
         return Long.getLong("stackreq.fuzz.requests", longRun() ? 1_000_000 : 50_000);
     }
 
-    /**
-     * Seconds of stress per JDK: 40 in CI (80 s over JDK 17 and 25, to keep the suite well under 20
-     * minutes), 30 minutes long.
-     */
+    /** Seconds of stress per JDK: 25 in CI, 30 minutes long. */
     public static int stressSeconds() {
         return Integer.getInteger("stackreq.stress.seconds", longRun() ? 30 * 60 : 25);
     }

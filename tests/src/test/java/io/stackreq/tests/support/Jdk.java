@@ -4,10 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -15,9 +12,7 @@ import java.util.stream.Stream;
 /**
  * A JDK the JVM-launching tests run on. {@link #all()} is the {@code @MethodSource} of every such
  * test ({@link OnEachJdk}): the homes in system property {@code stackreq.jdks} (comma separated;
- * tests/run passes the JDK 17 and 25 it found, a bare mvn JDK17_HOME and JDK25_HOME).
- * {@link #core()} adds those of {@code stackreq.core.jdks}, on which only the core tests run
- * ({@link OnEachCoreJdk}; tests/run passes JDK 21 there).
+ * tests/run passes the JDK 17, 21 and 25 it found, a bare mvn JDK17_HOME and JDK25_HOME).
  *
  * @param home its home directory
  * @param feature its feature release: 17, 25, ...
@@ -33,27 +28,6 @@ public record Jdk(Path home, int feature) {
                     + "'): run tests/run, or set JDK17_HOME, JDK21_HOME and JDK25_HOME");
         }
         return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Jdk::of);
-    }
-
-    /**
-     * Every configured JDK and those only the core tests run on, in feature order: a JDK of
-     * {@code stackreq.core.jdks} whose feature release {@link #all()} has already is left out.
-     */
-    public static Stream<Jdk> core() {
-        List<Jdk> jdks = new ArrayList<>(all().toList());
-        String extra = System.getProperty("stackreq.core.jdks", "");
-        if (!extra.isBlank() && !extra.contains("${")) {
-            for (String home : extra.split(",")) {
-                if (home.isBlank()) {
-                    continue;
-                }
-                Jdk jdk = of(home.trim());
-                if (jdks.stream().noneMatch(j -> j.feature() == jdk.feature())) {
-                    jdks.add(jdk);
-                }
-            }
-        }
-        return jdks.stream().sorted(Comparator.comparingInt(Jdk::feature));
     }
 
     /** The JDK running the tests (the stackreq CLI's own JVM in the tests that run it). */
