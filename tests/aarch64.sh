@@ -4,7 +4,7 @@
 #
 #   tests/aarch64.sh jdk [17|25] [--update]    prints the home of an arm64 JDK 17 (default) or 25,
 #                                              fetching it on first use
-#   tests/aarch64.sh run [--jdk 17|25] [SECONDS]
+#   tests/aarch64.sh run [--jdk 17|25] [--walker asgct] [SECONDS]
 #                                              the end-to-end check below on one of them (default
 #                                              JDK 17, 20 CPU seconds per Workload thread)
 #   tests/aarch64.sh native [--jdk 17|25] [SECONDS]
@@ -22,8 +22,9 @@
 #                                              17 and on JDK 25 (default 6 CPU seconds per thread),
 #                                              native, the oracle and the demo on both (3 CPU
 #                                              seconds per thread, 6 s per workload, 10 s of
-#                                              BiasTrap); one line at the end names every
-#                                              failure, exit 1
+#                                              BiasTrap) and run --walker asgct on both (4 CPU
+#                                              seconds per thread); one line at the end names
+#                                              every failure, exit 1
 #
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), or trixie's openjdk-25-jdk-headless
@@ -51,6 +52,8 @@
 # accepted = emitted + dropped with nothing pending and emitted = the events in the file, at
 # least 200 stacks have Workload's frames, and at least 99% of those reach their thread's first
 # frame (Workload.main or Thread.run). Each step prints its duration and the check its counts.
+# --walker asgct: the same with walker=asgct, HotSpot's AsyncGetCallTrace walking (the fallback);
+# the check fails when walker=vmstructs was set up.
 #
 # native: native=on (C frames above the Java ones, unwound from the signal with the libraries'
 # .eh_frame rows). tests/src/test/native/native_chain.c is cross-built with -fomit-frame-pointer
@@ -182,33 +185,41 @@ aarch64_prepare() {
     return $tested
 }
 
-# The end-to-end check (see the top) on the arm64 JDK FEATURE, after aarch64_prepare. Work files
-# in WORK/jdkFEATURE: the recording, the samples, both agents' log.
+# The end-to-end check (see the top) on the arm64 JDK FEATURE with WALKER (vmstructs, the default,
+# or asgct), after aarch64_prepare. Work files in WORK/jdkFEATURE (jdkFEATURE-asgct): the
+# recording, the samples, both agents' log.
 aarch64_run() {
-    local feature=$1 seconds=$2 arm_jdk out=$work/jdk$1 step=$SECONDS
+    local feature=$1 seconds=$2 walker=${3:-vmstructs} arm_jdk out=$work/jdk$1 step=$SECONDS
+    [[ $walker == asgct ]] && out+=-asgct
     arm_jdk=$(arm64_jdk "$feature") || return 2
     mkdir -p "$out"
-    echo "tests/aarch64.sh: running Workload for $seconds s on $(arm64_java "$arm_jdk" -version 2>&1 | head -1) ($arm_jdk)" >&2
+    echo "tests/aarch64.sh: running Workload for $seconds s with walker=$walker on $(arm64_java "$arm_jdk" -version 2>&1 | head -1) ($arm_jdk)" >&2
     (cd "$out" && arm64_java "$arm_jdk" \
-        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,log=info" \
+        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,walker=$walker,log=info" \
         "-agentpath:$build/native/libstackreq-perf.so=engine=cpu-timer,interval=10ms,out=$out/samples.jsonl,log=info" \
         -XX:StartFlightRecording=filename=$out/rec.jfr,+jdk.StackTraceRequest#enabled=true \
         -cp "$work/classes" Workload "$seconds" >"$out/out.txt" 2>"$out/agents.log") ||
         { echo "tests/aarch64.sh: the JVM failed (exit $?; $out/agents.log):" >&2; tail -20 "$out/agents.log" >&2; return 1; }
     grep -E '^\[stackreq\]\[warn\]|requests: requested|^stackreq-perf: [0-9]+ samples' "$out/agents.log" >&2 || true
     # The VMStructs walk must be the one walking: its exit line counts its walks.
-    grep -E 'walker=vmstructs: [0-9]+ VMStructs walks' "$out/agents.log" >&2 ||
+    [[ $walker == asgct ]] || grep -E 'walker=vmstructs: [0-9]+ VMStructs walks' "$out/agents.log" >&2 ||
         { echo "tests/aarch64.sh: no line counts walker=vmstructs's walks ($out/agents.log)" >&2; return 1; }
     if grep -q "walker=vmstructs is not available" "$out/agents.log"; then
         echo "tests/aarch64.sh: walker=vmstructs fell back to AsyncGetCallTrace ($out/agents.log)" >&2
+        return 1
+    fi
+    # With walker=asgct AsyncGetCallTrace alone walks: libstackreq names walker=vmstructs only when
+    # it sets that walk up.
+    if [[ $walker == asgct ]] && grep -q 'walker=vmstructs' "$out/agents.log"; then
+        echo "tests/aarch64.sh: walker=asgct, yet walker=vmstructs was set up ($out/agents.log)" >&2
         return 1
     fi
     # The split is checked on both JDKs: on JDK 25 String.hashCode runs in a stub on aarch64 (the
     # vectorized hash code intrinsic), and its walks count only since the stub recovery decodes
     # aarch64's stubs (docs/platforms.md; CheckRecording still takes --split-not-checked).
     "$host_jdk/bin/java" "$repo/tests/aarch64/CheckRecording.java" "$out/rec.jfr" "$out/samples.jsonl" "$out/out.txt" ||
-        { echo "tests/aarch64.sh: the recording on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
-    echo "tests/aarch64.sh: arm64 JDK $feature: $((SECONDS - step)) s" >&2
+        { echo "tests/aarch64.sh: the recording with walker=$walker on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
+    echo "tests/aarch64.sh: arm64 JDK $feature, walker=$walker: $((SECONDS - step)) s" >&2
 }
 
 # The native=on program, after aarch64_prepare: the chain library cross-built (the host's JDK
@@ -363,11 +374,14 @@ aarch64_ci() {
     else
         failed+=("the demo's CLI jar")
     fi
+    for feature in 17 25; do
+        aarch64_run "$feature" 4 asgct || failed+=("Workload's recording with walker=asgct on the arm64 JDK $feature ($work/jdk$feature-asgct)")
+    done
     if ((${#failed[@]})); then
         echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
         return 1
     fi
-    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on on both)" >&2
+    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on and walker=asgct on both)" >&2
 }
 
 # seconds_argument DEFAULT ARG: ARG, else DEFAULT; a number.
@@ -406,9 +420,15 @@ case $command in
         arm64_jdk "$feature" "$update"
         ;;
     run)
-        jdk_and_seconds run 20 "$@" || exit 2
+        # --walker WALKER anywhere among run's arguments; the rest are jdk_and_seconds'.
+        walker=vmstructs arguments=()
+        while (($#)); do
+            if [[ $1 == --walker ]]; then walker=${2:-} && shift 2 || shift; else arguments+=("$1") && shift; fi
+        done
+        [[ $walker == vmstructs || $walker == asgct ]] || { echo "tests/aarch64.sh: run --walker takes vmstructs or asgct, not '$walker'" >&2; exit 2; }
+        jdk_and_seconds run 20 "${arguments[@]}" || exit 2
         aarch64_prepare
-        aarch64_run "$feature" "$seconds"
+        aarch64_run "$feature" "$seconds" "$walker"
         ;;
     native)
         jdk_and_seconds native 3 "$@" || exit 2
@@ -432,5 +452,5 @@ case $command in
         seconds=$(seconds_argument 6 "${1:-}") || exit 2
         aarch64_ci "$seconds"
         ;;
-    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
+    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [--walker asgct] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
 esac
