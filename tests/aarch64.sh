@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/aarch64.sh: stackreq on aarch64 Linux, emulated on an x86_64 machine (or native on an
-# aarch64 one). Six commands:
+# aarch64 one). Seven commands:
 #
 #   tests/aarch64.sh jdk [17|25] [--update]    prints the home of an arm64 JDK 17 (default) or 25,
 #                                              fetching it on first use
-#   tests/aarch64.sh run [--jdk 17|25] [SECONDS]
+#   tests/aarch64.sh run [--jdk 17|25] [--walker asgct] [SECONDS]
 #                                              the end-to-end check below on one of them (default
 #                                              JDK 17, 20 CPU seconds per Workload thread)
 #   tests/aarch64.sh native [--jdk 17|25] [SECONDS]
@@ -16,14 +16,17 @@
 #   tests/aarch64.sh demo [--jdk 17|25] [SECONDS]
 #                                              ./stackreq demo's check below (default JDK 17, 10
 #                                              s of BiasTrap)
+#   tests/aarch64.sh requests [--jdk 17|25]    the test requester agent's checks below (default
+#                                              JDK 17; virtual threads on 25)
 #   tests/aarch64.sh ci [SECONDS]              what CI runs (tests/run, STACKREQ_AARCH64): the
 #                                              cross build once, the native unit tests under qemu
 #                                              (jvmti-ext/build-aarch64.sh --test), then run on JDK
 #                                              17 and on JDK 25 (default 6 CPU seconds per thread),
 #                                              native, the oracle and the demo on both (3 CPU
 #                                              seconds per thread, 6 s per workload, 10 s of
-#                                              BiasTrap); one line at the end names every
-#                                              failure, exit 1
+#                                              BiasTrap), run --walker asgct (4 CPU seconds per
+#                                              thread) and requests on both; one line at the end
+#                                              names every failure, exit 1
 #
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), or trixie's openjdk-25-jdk-headless
@@ -51,6 +54,8 @@
 # accepted = emitted + dropped with nothing pending and emitted = the events in the file, at
 # least 200 stacks have Workload's frames, and at least 99% of those reach their thread's first
 # frame (Workload.main or Thread.run). Each step prints its duration and the check its counts.
+# --walker asgct: the same with walker=asgct, HotSpot's AsyncGetCallTrace walking (the fallback);
+# the check fails when walker=vmstructs was set up.
 #
 # native: native=on (C frames above the Java ones, unwound from the signal with the libraries'
 # .eh_frame rows). tests/src/test/native/native_chain.c is cross-built with -fomit-frame-pointer
@@ -80,6 +85,19 @@
 # forward_copy_longs, JDK 25's copy_byte_f), a stub the arraycopy stub calls with bl: its walks go
 # on through the arraycopy stub's record to copyArrays (docs/platforms.md; before that they
 # failed and the split was about 40 points off).
+# requests: the x86_64 tests' biased paths and virtual threads with the test requester agent,
+# librequester.so, cross-built beside liboracle.so by the oracle's preparation. One JVM with
+# libstackreq.so and librequester.so runs tests/aarch64/RequesterScenarios: BiasedRequestsTest's
+# scenarios (Scenarios jni-null-ucontext, other-thread and self-loop) and, on JDK 25, VirtualThreads
+# with 200 virtual threads (2,000 on an aarch64 machine) on two carriers, each with its report and
+# recording; CheckRequests then asserts what those tests do: a NULL ucontext from JNI gives one
+# biased event on main with the calling method and main on its stack, a request for another live
+# thread one biased event of that thread with its method and not the requester's main, the 1,000
+# self-requests each one biased event with the native method on top of selfLoop's calling line;
+# each request of a virtual thread (carrier timers with the signal's ucontext, one of its own
+# without) is an event of that virtual thread ending at its entry with no carrier frame or is
+# marked truncated (frames still frozen), at least 50 timer requests landed in one, and every
+# accepted id is exactly one event.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).
 set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
@@ -182,33 +200,41 @@ aarch64_prepare() {
     return $tested
 }
 
-# The end-to-end check (see the top) on the arm64 JDK FEATURE, after aarch64_prepare. Work files
-# in WORK/jdkFEATURE: the recording, the samples, both agents' log.
+# The end-to-end check (see the top) on the arm64 JDK FEATURE with WALKER (vmstructs, the default,
+# or asgct), after aarch64_prepare. Work files in WORK/jdkFEATURE (jdkFEATURE-asgct): the
+# recording, the samples, both agents' log.
 aarch64_run() {
-    local feature=$1 seconds=$2 arm_jdk out=$work/jdk$1 step=$SECONDS
+    local feature=$1 seconds=$2 walker=${3:-vmstructs} arm_jdk out=$work/jdk$1 step=$SECONDS
+    [[ $walker == asgct ]] && out+=-asgct
     arm_jdk=$(arm64_jdk "$feature") || return 2
     mkdir -p "$out"
-    echo "tests/aarch64.sh: running Workload for $seconds s on $(arm64_java "$arm_jdk" -version 2>&1 | head -1) ($arm_jdk)" >&2
+    echo "tests/aarch64.sh: running Workload for $seconds s with walker=$walker on $(arm64_java "$arm_jdk" -version 2>&1 | head -1) ($arm_jdk)" >&2
     (cd "$out" && arm64_java "$arm_jdk" \
-        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,log=info" \
+        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,walker=$walker,log=info" \
         "-agentpath:$build/native/libstackreq-perf.so=engine=cpu-timer,interval=10ms,out=$out/samples.jsonl,log=info" \
         -XX:StartFlightRecording=filename=$out/rec.jfr,+jdk.StackTraceRequest#enabled=true \
         -cp "$work/classes" Workload "$seconds" >"$out/out.txt" 2>"$out/agents.log") ||
         { echo "tests/aarch64.sh: the JVM failed (exit $?; $out/agents.log):" >&2; tail -20 "$out/agents.log" >&2; return 1; }
     grep -E '^\[stackreq\]\[warn\]|requests: requested|^stackreq-perf: [0-9]+ samples' "$out/agents.log" >&2 || true
     # The VMStructs walk must be the one walking: its exit line counts its walks.
-    grep -E 'walker=vmstructs: [0-9]+ VMStructs walks' "$out/agents.log" >&2 ||
+    [[ $walker == asgct ]] || grep -E 'walker=vmstructs: [0-9]+ VMStructs walks' "$out/agents.log" >&2 ||
         { echo "tests/aarch64.sh: no line counts walker=vmstructs's walks ($out/agents.log)" >&2; return 1; }
     if grep -q "walker=vmstructs is not available" "$out/agents.log"; then
         echo "tests/aarch64.sh: walker=vmstructs fell back to AsyncGetCallTrace ($out/agents.log)" >&2
+        return 1
+    fi
+    # With walker=asgct AsyncGetCallTrace alone walks: libstackreq names walker=vmstructs only when
+    # it sets that walk up.
+    if [[ $walker == asgct ]] && grep -q 'walker=vmstructs' "$out/agents.log"; then
+        echo "tests/aarch64.sh: walker=asgct, yet walker=vmstructs was set up ($out/agents.log)" >&2
         return 1
     fi
     # The split is checked on both JDKs: on JDK 25 String.hashCode runs in a stub on aarch64 (the
     # vectorized hash code intrinsic), and its walks count only since the stub recovery decodes
     # aarch64's stubs (docs/platforms.md; CheckRecording still takes --split-not-checked).
     "$host_jdk/bin/java" "$repo/tests/aarch64/CheckRecording.java" "$out/rec.jfr" "$out/samples.jsonl" "$out/out.txt" ||
-        { echo "tests/aarch64.sh: the recording on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
-    echo "tests/aarch64.sh: arm64 JDK $feature: $((SECONDS - step)) s" >&2
+        { echo "tests/aarch64.sh: the recording with walker=$walker on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
+    echo "tests/aarch64.sh: arm64 JDK $feature, walker=$walker: $((SECONDS - step)) s" >&2
 }
 
 # The native=on program, after aarch64_prepare: the chain library cross-built (the host's JDK
@@ -252,10 +278,11 @@ oracle_workloads=osr,inlining,recursion
 # ValidationTest's CI duration: about 350-750 signal stacks per workload under qemu (200 asked).
 oracle_seconds=6
 
-# What the oracle needs beyond aarch64_prepare: the test classes and their class path (Maven,
-# incremental after tests/run) and liboracle.so for aarch64. Sets test_classpath and oracle_natives.
+# What the oracle and the requests check need beyond aarch64_prepare: the test classes and their
+# class path (Maven, incremental after tests/run) and liboracle.so and librequester.so for aarch64.
+# Sets test_classpath and oracle_natives.
 aarch64_oracle_prepare() {
-    local step=$SECONDS natives_build=$repo/tests/target/aarch64/test-native-build configure
+    local step=$SECONDS natives_build=$repo/tests/target/aarch64/test-native-build configure library
     (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl tests -am process-test-classes >"$work/mvn-tests.log" 2>&1) ||
         { tail -40 "$work/mvn-tests.log" >&2; echo "tests/aarch64.sh: the test classes were not built" >&2; return 1; }
     test_classpath=$repo/tests/target/test-classes:$(cat "$repo/tests/target/validation-classpath.txt") || return 1
@@ -263,13 +290,15 @@ aarch64_oracle_prepare() {
     configure=(-S "$repo/tests/src/test/native" -B "$natives_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
         "-DOUT=$oracle_natives" "-DSTACKREQ_INCLUDE=$repo/jvmti-ext/include")
     [[ $(uname -m) != aarch64 ]] && configure+=("-DCMAKE_TOOLCHAIN_FILE=$repo/jvmti-ext/cmake/aarch64-linux-gnu.cmake")
-    { JAVA_HOME=$host_jdk cmake "${configure[@]}" && cmake --build "$natives_build" -j 2 --target oracle; } \
+    { JAVA_HOME=$host_jdk cmake "${configure[@]}" && cmake --build "$natives_build" -j 2 --target oracle requester; } \
         >"$work/oracle-natives.log" 2>&1 ||
-        { cat "$work/oracle-natives.log" >&2; echo "tests/aarch64.sh: liboracle.so was not built for aarch64" >&2; return 1; }
+        { cat "$work/oracle-natives.log" >&2; echo "tests/aarch64.sh: liboracle.so or librequester.so was not built for aarch64" >&2; return 1; }
     # The same proof as build-aarch64.sh's: e_machine 183 (EM_AARCH64).
-    [[ $(od -An -t u2 -j 18 -N 2 "$oracle_natives/liboracle.so" | tr -d ' ') == 183 ]] ||
-        { echo "tests/aarch64.sh: $oracle_natives/liboracle.so is not aarch64" >&2; return 1; }
-    echo "tests/aarch64.sh: oracle's build (test classes, liboracle.so): $((SECONDS - step)) s" >&2
+    for library in liboracle.so librequester.so; do
+        [[ $(od -An -t u2 -j 18 -N 2 "$oracle_natives/$library" | tr -d ' ') == 183 ]] ||
+            { echo "tests/aarch64.sh: $oracle_natives/$library is not aarch64" >&2; return 1; }
+    done
+    echo "tests/aarch64.sh: oracle's build (test classes, liboracle.so, librequester.so): $((SECONDS - step)) s" >&2
 }
 
 # The oracle (see the top) on the arm64 JDK FEATURE, SECONDS of wall time per workload, after
@@ -335,6 +364,42 @@ aarch64_demo_run() {
     echo "tests/aarch64.sh: demo on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
 }
 
+# The requests check's program, tests/aarch64/RequesterScenarios.java, compiled against the test
+# classes Maven made, after aarch64_oracle_prepare. Sets requests_work.
+aarch64_requests_prepare() {
+    requests_work=$work/requests
+    mkdir -p "$requests_work" || return 1
+    "$host_jdk/bin/javac" --release 17 -cp "$repo/tests/target/test-classes" -d "$requests_work/classes" \
+        "$repo/tests/aarch64/RequesterScenarios.java" || { echo "tests/aarch64.sh: RequesterScenarios was not compiled" >&2; return 1; }
+}
+
+# VirtualThreadsTest's 2,000 virtual threads would take minutes under qemu; 200 gave its check
+# 102-134 timer requests in virtual threads there (50 asked), where on x86_64 they gave 49:
+# emulated code takes that much more CPU time.
+requests_virtual_threads=200
+[[ $(uname -m) == aarch64 ]] && requests_virtual_threads=2000
+
+# The requests check (see the top) on the arm64 JDK FEATURE, after aarch64_requests_prepare: one
+# JVM with libstackreq.so and librequester.so runs the scenarios, CheckRequests on the host's JDK
+# checks each one's report and recording. Work files in WORK/requests/jdkFEATURE.
+aarch64_requests() {
+    local feature=$1 arm_jdk out=$requests_work/jdk$1 step=$SECONDS checks=() what="biased requests"
+    arm_jdk=$(arm64_jdk "$feature") || return 2
+    # Virtual threads exist from JDK 21 on.
+    ((feature >= 21)) && checks+=(--virtual-threads) && what+=" and $requests_virtual_threads virtual threads"
+    mkdir -p "$out"
+    echo "tests/aarch64.sh: librequester.so's $what on the arm64 JDK $feature" >&2
+    (cd "$out" && arm64_java "$arm_jdk" "-agentpath:$build/native/libstackreq.so=log=info" \
+        "-agentpath:$oracle_natives/librequester.so" -Djdk.virtualThreadScheduler.parallelism=2 \
+        -cp "$requests_work/classes:$repo/tests/target/test-classes" RequesterScenarios "$out" "$requests_virtual_threads" \
+        >"$out/out.txt" 2>"$out/agents.log") ||
+        { echo "tests/aarch64.sh: the JVM failed (exit $?; $out/agents.log):" >&2; tail -20 "$out/agents.log" >&2; return 1; }
+    grep -E '^\[stackreq\]\[warn\]|requests: requested' "$out/agents.log" >&2 || true
+    "$host_jdk/bin/java" -cp "$test_classpath" "$repo/tests/aarch64/CheckRequests.java" "$out" "${checks[@]}" ||
+        { echo "tests/aarch64.sh: librequester.so's $what on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
+    echo "tests/aarch64.sh: librequester.so's requests on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
+}
+
 # ci: everything above once, every failure named at the end.
 aarch64_ci() {
     local seconds=$1 started=$SECONDS feature failed=() status=0 oracle_ready=1
@@ -363,11 +428,21 @@ aarch64_ci() {
     else
         failed+=("the demo's CLI jar")
     fi
+    for feature in 17 25; do
+        aarch64_run "$feature" 4 asgct || failed+=("Workload's recording with walker=asgct on the arm64 JDK $feature ($work/jdk$feature-asgct)")
+    done
+    if ((oracle_ready)) && aarch64_requests_prepare; then
+        for feature in 17 25; do
+            aarch64_requests "$feature" || failed+=("librequester.so's requests on the arm64 JDK $feature ($work/requests/jdk$feature)")
+        done
+    else
+        failed+=("librequester.so's requests (not built)")
+    fi
     if ((${#failed[@]})); then
         echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
         return 1
     fi
-    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on on both)" >&2
+    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on, walker=asgct and librequester.so's requests on both)" >&2
 }
 
 # seconds_argument DEFAULT ARG: ARG, else DEFAULT; a number.
@@ -406,9 +481,15 @@ case $command in
         arm64_jdk "$feature" "$update"
         ;;
     run)
-        jdk_and_seconds run 20 "$@" || exit 2
+        # --walker WALKER anywhere among run's arguments; the rest are jdk_and_seconds'.
+        walker=vmstructs arguments=()
+        while (($#)); do
+            if [[ $1 == --walker ]]; then walker=${2:-} && shift 2 || shift; else arguments+=("$1") && shift; fi
+        done
+        [[ $walker == vmstructs || $walker == asgct ]] || { echo "tests/aarch64.sh: run --walker takes vmstructs or asgct, not '$walker'" >&2; exit 2; }
+        jdk_and_seconds run 20 "${arguments[@]}" || exit 2
         aarch64_prepare
-        aarch64_run "$feature" "$seconds"
+        aarch64_run "$feature" "$seconds" "$walker"
         ;;
     native)
         jdk_and_seconds native 3 "$@" || exit 2
@@ -428,9 +509,20 @@ case $command in
         aarch64_demo_prepare
         aarch64_demo_run "$feature" "$seconds"
         ;;
+    requests)
+        case "$*" in
+            "") feature=17 ;;
+            "--jdk 17" | "--jdk 25") feature=$2 ;;
+            *) echo "tests/aarch64.sh: requests takes [--jdk 17|25], not '$*'" >&2; exit 2 ;;
+        esac
+        aarch64_prepare
+        aarch64_oracle_prepare
+        aarch64_requests_prepare
+        aarch64_requests "$feature"
+        ;;
     ci)
         seconds=$(seconds_argument 6 "${1:-}") || exit 2
         aarch64_ci "$seconds"
         ;;
-    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
+    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [--walker asgct] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | requests [--jdk 17|25] | ci [SECONDS] (--help)" >&2; exit 2 ;;
 esac
