@@ -20,6 +20,7 @@
 #include "emitter/jvmti_records.h"
 #include "emitter/slot_resolver.h"
 #include "emitter/thread_identities.h"
+#include "native_unwind/arch.h"
 #include "native_unwind/native_libraries.h"
 #include "request/counters.h"
 #include "request/requesters.h"
@@ -523,6 +524,11 @@ void Emitter::shutdown(JNIEnv* jni) {
             static_cast<unsigned long long>(failures.method_unknown),
             static_cast<unsigned long long>(failures.bcp_outside),
             static_cast<unsigned long long>(failures.code_undescribed));
+        if (kWalkBelowSignalHandlers) {
+            Log::info("walker=vmstructs: %llu VMStructs walks of the code a signal handler interrupted (the request's "
+                      "signal came in the handler)",
+                      static_cast<unsigned long long>(VmStructsWalk::walked_below_handler()));
+        }
     }
 }
 

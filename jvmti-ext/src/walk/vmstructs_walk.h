@@ -69,6 +69,9 @@ public:
     static uint64_t walked_from_blob_anchor();
     static uint64_t walked_from_frameless();
     static uint64_t walked_entering();
+    // ... and, of all those, the walks of the code a signal handler interrupted, the request's
+    // signal having come in that handler (kWalkBelowSignalHandlers: aarch64).
+    static uint64_t walked_below_handler();
     // Async-signal-safe: the result of AsyncGetCallTrace's walk of a request left to it.
     static void note_left_walk(int32_t frame_count);
     // Normal context (the emitter): a stack AsyncGetCallTrace walked was rejected after all.
