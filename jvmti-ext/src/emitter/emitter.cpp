@@ -525,8 +525,9 @@ void Emitter::shutdown(JNIEnv* jni) {
             static_cast<unsigned long long>(failures.bcp_outside),
             static_cast<unsigned long long>(failures.code_undescribed));
         if (kWalkBelowSignalHandlers) {
-            Log::info("walker=vmstructs: %llu VMStructs walks of the code a signal handler interrupted (the request's "
-                      "signal came in the handler)",
+            Log::info("walker=vmstructs: VMStructs walks of the code another signal's handler interrupted: %llu with "
+                      "the request's signal at that handler's first instruction, %llu inside it",
+                      static_cast<unsigned long long>(VmStructsWalk::walked_at_handler_entry()),
                       static_cast<unsigned long long>(VmStructsWalk::walked_below_handler()));
         }
     }
