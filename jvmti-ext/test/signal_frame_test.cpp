@@ -69,14 +69,15 @@ void on_first(int, siginfo_t*, void* context) {
     Worker* worker = t_worker;
     worker->first_context = context;
     worker->found_from_first = found_from_here(worker->stack);
+    if (worker->mode == 2) return;
+    worker->first_running = true;
     if (worker->mode == 0) {
         pthread_kill(pthread_self(), kSecond);
-    } else if (worker->mode == 1) {
-        worker->first_running = true;
+    } else {
         while (!worker->released.load()) {
         }
-        worker->first_running = false;
     }
+    worker->first_running = false;
 }
 
 void on_second(int, siginfo_t*, void* context) {
@@ -89,8 +90,8 @@ void on_second(int, siginfo_t*, void* context) {
         worker->entry_context = AsgctWalk::context_of_interrupted_code(thread, context);
         return;
     }
-    // A second signal the releasing thread sent once more comes after the first handler: not one.
-    if (worker->mode == 1 && !worker->first_running.load()) return;
+    // The releasing thread may send once more after the first handler ended, even a round later.
+    if (!worker->first_running.load()) return;
     // In the first handler: from this signal's context (its pthread_kill, its spin loop) to the
     // first handler's signal frame.
     worker->found_from_second = AsgctWalk::signal_context_of_caller(worker->stack, context);
