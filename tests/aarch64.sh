@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/aarch64.sh: stackreq on aarch64 Linux, emulated on an x86_64 machine (or native on an
-# aarch64 one). Seven commands:
+# aarch64 one). Eight commands:
 #
 #   tests/aarch64.sh jdk [17|25] [--update]    prints the home of an arm64 JDK 17 (default) or 25,
 #                                              fetching it on first use
@@ -18,6 +18,9 @@
 #                                              s of BiasTrap)
 #   tests/aarch64.sh requests [--jdk 17|25]    the test requester agent's checks below (default
 #                                              JDK 17; virtual threads on 25)
+#   tests/aarch64.sh null-ucontext [--jdk 17|25] [SECONDS]
+#                                              the null-ucontext check below (default JDK 17, 3 s
+#                                              of BusyThreads)
 #   tests/aarch64.sh ci [SECONDS]              what CI runs (tests/run, STACKREQ_AARCH64): the
 #                                              cross build once, the native unit tests under qemu
 #                                              (jvmti-ext/build-aarch64.sh --test), then run on JDK
@@ -25,8 +28,8 @@
 #                                              native, the oracle and the demo on both (3 CPU
 #                                              seconds per thread, 6 s per workload, 10 s of
 #                                              BiasTrap), run --walker asgct (4 CPU seconds per
-#                                              thread) and requests on both; one line at the end
-#                                              names every failure, exit 1
+#                                              thread), requests and null-ucontext (3 s) on both;
+#                                              one line at the end names every failure, exit 1
 #
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), or trixie's openjdk-25-jdk-headless
@@ -98,6 +101,16 @@
 # without) is an event of that virtual thread ending at its entry with no carrier frame or is
 # marked truncated (frames still frozen), at least 50 timer requests landed in one, and every
 # accepted id is exactly one event.
+# null-ucontext: null-ucontext=signal, a request with a NULL ucontext from a signal handler walked
+# from the moment the signal interrupted, found through the aarch64 signal frame above the handler.
+# librequester.so cross-built (the test natives' CMakeLists.txt), its timer handlers requesting
+# with a NULL ucontext (its null-ucontext option) every 4 ms of each BusyThreads thread's CPU time
+# (two threads spinning in burn), stackreq writing its own recording (file=, no JFR recording);
+# CheckNullUcontext then asks, as TimerRequestsTest does on x86_64: every request accepted (at
+# least 100), each accepted id's event exactly once, at least 95% of the events walked from the
+# signal's context (biased = false; before the signal frame, all fell back to the biased
+# safepoint stack) and 95% with a stack, every stack in BusyThreads, and at most 1% of them
+# without burn on top.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).
 set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
@@ -278,26 +291,35 @@ oracle_workloads=osr,inlining,recursion
 # ValidationTest's CI duration: about 350-750 signal stacks per workload under qemu (200 asked).
 oracle_seconds=6
 
+# aarch64_test_natives LOG TARGET...: the test natives' TARGETs (tests/src/test/native's
+# CMakeLists.txt, with the cross toolchain on another machine) built into
+# tests/target/aarch64/test-native, each library proved aarch64 as build-aarch64.sh proves its own:
+# e_machine 183 (EM_AARCH64). Sets test_natives.
+aarch64_test_natives() {
+    local log=$1 natives_build=$repo/tests/target/aarch64/test-native-build configure target
+    shift
+    test_natives=$repo/tests/target/aarch64/test-native
+    configure=(-S "$repo/tests/src/test/native" -B "$natives_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+        "-DOUT=$test_natives" "-DSTACKREQ_INCLUDE=$repo/jvmti-ext/include")
+    [[ $(uname -m) != aarch64 ]] && configure+=("-DCMAKE_TOOLCHAIN_FILE=$repo/jvmti-ext/cmake/aarch64-linux-gnu.cmake")
+    { JAVA_HOME=$host_jdk cmake "${configure[@]}" && cmake --build "$natives_build" -j 2 --target "$@"; } >"$log" 2>&1 ||
+        { cat "$log" >&2; echo "tests/aarch64.sh: $* not built for aarch64" >&2; return 1; }
+    for target in "$@"; do
+        [[ $(od -An -t u2 -j 18 -N 2 "$test_natives/lib$target.so" | tr -d ' ') == 183 ]] ||
+            { echo "tests/aarch64.sh: $test_natives/lib$target.so is not aarch64" >&2; return 1; }
+    done
+}
+
 # What the oracle and the requests check need beyond aarch64_prepare: the test classes and their
 # class path (Maven, incremental after tests/run) and liboracle.so and librequester.so for aarch64.
 # Sets test_classpath and oracle_natives.
 aarch64_oracle_prepare() {
-    local step=$SECONDS natives_build=$repo/tests/target/aarch64/test-native-build configure library
+    local step=$SECONDS
     (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl tests -am process-test-classes >"$work/mvn-tests.log" 2>&1) ||
         { tail -40 "$work/mvn-tests.log" >&2; echo "tests/aarch64.sh: the test classes were not built" >&2; return 1; }
     test_classpath=$repo/tests/target/test-classes:$(cat "$repo/tests/target/validation-classpath.txt") || return 1
-    oracle_natives=$repo/tests/target/aarch64/test-native
-    configure=(-S "$repo/tests/src/test/native" -B "$natives_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-        "-DOUT=$oracle_natives" "-DSTACKREQ_INCLUDE=$repo/jvmti-ext/include")
-    [[ $(uname -m) != aarch64 ]] && configure+=("-DCMAKE_TOOLCHAIN_FILE=$repo/jvmti-ext/cmake/aarch64-linux-gnu.cmake")
-    { JAVA_HOME=$host_jdk cmake "${configure[@]}" && cmake --build "$natives_build" -j 2 --target oracle requester; } \
-        >"$work/oracle-natives.log" 2>&1 ||
-        { cat "$work/oracle-natives.log" >&2; echo "tests/aarch64.sh: liboracle.so or librequester.so was not built for aarch64" >&2; return 1; }
-    # The same proof as build-aarch64.sh's: e_machine 183 (EM_AARCH64).
-    for library in liboracle.so librequester.so; do
-        [[ $(od -An -t u2 -j 18 -N 2 "$oracle_natives/$library" | tr -d ' ') == 183 ]] ||
-            { echo "tests/aarch64.sh: $oracle_natives/$library is not aarch64" >&2; return 1; }
-    done
+    aarch64_test_natives "$work/oracle-natives.log" oracle requester || return 1
+    oracle_natives=$test_natives
     echo "tests/aarch64.sh: oracle's build (test classes, liboracle.so, librequester.so): $((SECONDS - step)) s" >&2
 }
 
@@ -400,6 +422,40 @@ aarch64_requests() {
     echo "tests/aarch64.sh: librequester.so's requests on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
 }
 
+# What the null-ucontext check needs beyond aarch64_prepare: librequester.so cross-built (the test
+# natives' CMakeLists.txt with the cross toolchain, as liboracle.so) and BusyThreads with the test
+# app classes it uses, compiled by the host's JDK. Sets requester_natives and busy_classes.
+aarch64_null_ucontext_prepare() {
+    local step=$SECONDS
+    busy_classes=$work/null-ucontext/classes
+    mkdir -p "$work/null-ucontext" || return 1
+    aarch64_test_natives "$work/null-ucontext/requester-build.log" requester || return 1
+    requester_natives=$test_natives
+    "$host_jdk/bin/javac" --release 17 -d "$busy_classes" -sourcepath "$repo/tests/src/test/java" \
+        "$repo/tests/src/test/java/io/stackreq/testapp/BusyThreads.java" || return 1
+    echo "tests/aarch64.sh: null-ucontext's build (librequester.so, BusyThreads): $((SECONDS - step)) s" >&2
+}
+
+# The null-ucontext check (see the top) on the arm64 JDK FEATURE, SECONDS of BusyThreads (wall
+# time), after aarch64_null_ucontext_prepare. stackreq writes its own recording (file=): no JFR
+# recording, whose start takes 20 s on JDK 25 under qemu. Work files in WORK/null-ucontext/jdkFEATURE.
+aarch64_null_ucontext_run() {
+    local feature=$1 seconds=$2 arm_jdk out=$work/null-ucontext/jdk$1 step=$SECONDS
+    arm_jdk=$(arm64_jdk "$feature") || return 2
+    mkdir -p "$out"
+    echo "tests/aarch64.sh: null-ucontext=signal, BusyThreads for $seconds s on the arm64 JDK $feature" >&2
+    (cd "$out" && arm64_java "$arm_jdk" \
+        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,file=$out/requests.jfr,null-ucontext=signal,log=info" \
+        "-agentpath:$requester_natives/librequester.so=null-ucontext" \
+        -cp "$busy_classes" io.stackreq.testapp.BusyThreads threads=2 "seconds=$seconds" intervalUs=4000 \
+        "out=$out/report.txt" >"$out/out.txt" 2>"$out/agents.log") ||
+        { echo "tests/aarch64.sh: the JVM failed (exit $?; $out/agents.log):" >&2; tail -20 "$out/agents.log" >&2; return 1; }
+    grep -E '^\[stackreq\]\[warn\]|requests: requested' "$out/agents.log" >&2 || true
+    "$host_jdk/bin/java" "$repo/tests/aarch64/CheckNullUcontext.java" "$out/requests.jfr" "$out/report.txt" >&2 ||
+        { echo "tests/aarch64.sh: null-ucontext=signal on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
+    echo "tests/aarch64.sh: null-ucontext=signal on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
+}
+
 # ci: everything above once, every failure named at the end.
 aarch64_ci() {
     local seconds=$1 started=$SECONDS feature failed=() status=0 oracle_ready=1
@@ -420,6 +476,14 @@ aarch64_ci() {
         done
     else
         failed+=("the native=on program's build")
+    fi
+    if aarch64_null_ucontext_prepare; then
+        for feature in 17 25; do
+            aarch64_null_ucontext_run "$feature" 3 ||
+                failed+=("null-ucontext=signal on the arm64 JDK $feature ($work/null-ucontext/jdk$feature)")
+        done
+    else
+        failed+=("the null-ucontext check's build")
     fi
     if aarch64_demo_prepare; then
         for feature in 17 25; do
@@ -442,7 +506,7 @@ aarch64_ci() {
         echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
         return 1
     fi
-    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on, walker=asgct and librequester.so's requests on both)" >&2
+    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on, walker=asgct, librequester.so's requests and null-ucontext=signal on both)" >&2
 }
 
 # seconds_argument DEFAULT ARG: ARG, else DEFAULT; a number.
@@ -503,6 +567,12 @@ case $command in
         aarch64_oracle_prepare
         aarch64_oracle "$feature" "$seconds"
         ;;
+    null-ucontext)
+        jdk_and_seconds null-ucontext 3 "$@" || exit 2
+        aarch64_prepare
+        aarch64_null_ucontext_prepare
+        aarch64_null_ucontext_run "$feature" "$seconds"
+        ;;
     demo)
         jdk_and_seconds demo 10 "$@" || exit 2
         aarch64_prepare
@@ -524,5 +594,5 @@ case $command in
         seconds=$(seconds_argument 6 "${1:-}") || exit 2
         aarch64_ci "$seconds"
         ;;
-    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [--walker asgct] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | requests [--jdk 17|25] | ci [SECONDS] (--help)" >&2; exit 2 ;;
+    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [--walker asgct] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | requests [--jdk 17|25] | null-ucontext [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
 esac

@@ -20,6 +20,7 @@
 #include "emitter/jvmti_records.h"
 #include "emitter/slot_resolver.h"
 #include "emitter/thread_identities.h"
+#include "native_unwind/arch.h"
 #include "native_unwind/native_libraries.h"
 #include "request/counters.h"
 #include "request/requesters.h"
@@ -523,6 +524,12 @@ void Emitter::shutdown(JNIEnv* jni) {
             static_cast<unsigned long long>(failures.method_unknown),
             static_cast<unsigned long long>(failures.bcp_outside),
             static_cast<unsigned long long>(failures.code_undescribed));
+        if (kWalkBelowSignalHandlers) {
+            Log::info("walker=vmstructs: VMStructs walks of the code another signal's handler interrupted: %llu with "
+                      "the request's signal at that handler's first instruction, %llu inside it",
+                      static_cast<unsigned long long>(VmStructsWalk::walked_at_handler_entry()),
+                      static_cast<unsigned long long>(VmStructsWalk::walked_below_handler()));
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 // frames (the constants below; walk/top_frame.h has the VMStructs walk's first frame). x86_64
 // Linux is implemented in full (arch_x86_64.cpp); aarch64 Linux has the registers, the cycle
 // counter, HotSpot's frames and the frame setup of compiled methods and of the leaf stubs it can
-// decode (arch_aarch64.cpp) and the native unwinder's conventions (unwind_arch_aarch64.cpp), and
+// decode (arch_aarch64.cpp) and the native unwinder's conventions and the signal frame
+// (unwind_arch_aarch64.cpp), and
 // the k...Known constants below say what it lacks: the agent
 // refuses or falls back from the options that need it at load (agent/options.h,
 // limit_to_architecture).
@@ -39,9 +40,15 @@ constexpr bool kStubFramesKnown = true;
 // Whether the native unwinder knows this architecture's call-frame conventions
 // (native_unwind/unwind_arch.h: the DWARF register numbers, where the return address is): native=on.
 constexpr bool kNativeUnwindKnown = true;
-// Whether a handler's frame is the x86_64 rt_sigframe: the restorer's address at sp, the
-// ucontext right above it (null-ucontext=signal, and a handler interrupted by a second signal).
+// Whether a handler's frame is known (unwind_arch.h's signal_context_in_frame; x86_64's
+// rt_sigframe: the restorer's address at sp, the ucontext right above it): null-ucontext=signal,
+// and a handler interrupted by a second signal.
 constexpr bool kSignalFrameKnown = true;
+// Whether a walk from C code while the thread is in Java (a signal handler's, such as JFR's thread
+// suspension, or a leaf call's) starts at the context of the signal the handler runs for, when
+// the unwind from the PC reaches a signal frame (AsgctWalk::context_below_handlers). Not on
+// x86_64, where AsyncGetCallTrace walks such a sample as it always did.
+constexpr bool kWalkBelowSignalHandlers = false;
 #elif defined(__aarch64__)
 constexpr const char* kArchitecture = "aarch64";
 constexpr bool kHotSpotFramesKnown = true;
@@ -61,7 +68,14 @@ constexpr bool kCallPushesReturnAddress = false;
 constexpr bool kStubFramesKnown = true;
 // unwind_arch_aarch64.cpp: x30 is the return address column, in lr until a prologue stores it.
 constexpr bool kNativeUnwindKnown = true;
-constexpr bool kSignalFrameKnown = false;
+// The kernel's and qemu-user's rt_sigframe: the siginfo, then the ucontext at the handler's entry
+// sp, the interrupted code's frame record above them at its x29 (unwind_arch_aarch64.cpp).
+constexpr bool kSignalFrameKnown = true;
+// Following the frame records out of a handler leads into the signal frame's record, which holds
+// the interrupted code's x30, not its PC: AsyncGetCallTrace would go on from that stale return
+// address (stacks cut short or with frames that were not there), so such a walk starts at the
+// interrupted context, or fails when no signal frame is found.
+constexpr bool kWalkBelowSignalHandlers = true;
 #else
 #error "stackreq: only x86_64 and aarch64 Linux are implemented"
 #endif

@@ -100,7 +100,7 @@ uintptr_t NativeUnwinder::signal_frame_above(const StackBounds& stack, Registers
         const bool top = frame == 0;
         const CodeRange* range = NativeLibraries::find(top ? registers.pc : registers.pc - 1);
         if (range == nullptr || !step(stack, *range, top, &registers)) return 0;
-        if (registers.pc == restorer) return registers.sp;
+        if (registers.pc == restorer) return signal_context_in_frame(stack, registers);
     }
     return 0;
 }

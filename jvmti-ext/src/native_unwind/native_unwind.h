@@ -38,11 +38,12 @@ public:
     // says whether it stopped at the thread's first frame (whose unwind rows say it is).
     static bool caller_outside_objects(const StackBounds& stack, Registers registers, uint32_t max,
                                        Registers* out, bool* outermost);
-    // Async-signal-safe. From registers in a loaded object's code (a request's own, getcontext),
-    // unwinds at most max frames of loaded objects to the one that returns to restorer, the
-    // signal trampoline the kernel made the handler return to, and returns the address just above
-    // that return address: the ucontext the kernel saved for the signal. 0 when no frame does (not
-    // in a signal handler, or a frame without rows or frame pointer on the way).
+    // Async-signal-safe. From registers in a loaded object's code (a request's own, getcontext,
+    // or a signal's in a handler), unwinds at most max frames of loaded objects to the one that
+    // returns to restorer, the signal trampoline the kernel made the handler return to, and
+    // returns the ucontext the kernel saved for the signal (unwind_arch.h's
+    // signal_context_in_frame). 0 when no frame does (not in a signal handler, or a frame without
+    // rows or frame pointer on the way) or the frame there is not a signal frame.
     static uintptr_t signal_frame_above(const StackBounds& stack, Registers registers, uintptr_t restorer,
                                         uint32_t max);
 };

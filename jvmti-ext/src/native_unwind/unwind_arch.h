@@ -51,4 +51,19 @@ uintptr_t return_address_of(uintptr_t word);
 // register then; 0 above the first frame).
 bool caller_without_rows(const StackBounds& stack, bool top, const Registers& registers, Registers* caller);
 
+// The signal frame (native_unwind.h's signal_frame_above, walk/asgct_walk.h). Normal context, once
+// at load: the address a handler returns to, the signal trampoline (x86_64: glibc's sa_restorer;
+// aarch64: the vDSO's __kernel_rt_sigreturn, or qemu-user's own trampoline page); 0 when unknown.
+uintptr_t find_signal_trampoline();
+// The ucontext the kernel saved for a handler, from the registers of the handler's caller as the
+// rows give them, its PC the trampoline (x86_64: sp just above the return address is the
+// ucontext; aarch64: sp is the handler's entry sp, the siginfo then the ucontext, and fp is x29 at
+// its entry, the frame record the kernel stored above them); 0 when what is there is not a signal
+// frame. Reads only inside stack.
+uintptr_t signal_context_in_frame(const StackBounds& stack, const Registers& returning_to_trampoline);
+// The same at a handler's first instruction (two signals delivered at once: one handler's context
+// is the other's entry), from that context's registers: x86_64, the trampoline at sp; aarch64, in
+// x30 with sp and x29 as the kernel set them. 0 elsewhere.
+uintptr_t signal_context_at_handler_entry(const StackBounds& stack, const Registers& registers, uintptr_t trampoline);
+
 }  // namespace stackreq

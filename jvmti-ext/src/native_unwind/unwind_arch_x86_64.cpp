@@ -1,5 +1,7 @@
 #if defined(__x86_64__) && defined(__linux__)
 
+#include <signal.h>
+
 #include "native_unwind/native_libraries.h"
 #include "native_unwind/unwind_arch.h"
 
@@ -37,6 +39,37 @@ bool caller_without_rows(const StackBounds& stack, bool top, const Registers& re
     }
     caller->sp = registers.fp + 2 * sizeof(uintptr_t);
     return true;
+}
+
+// glibc's signal-return trampoline, the return address of every handler frame the kernel builds
+// for a handler installed through glibc's sigaction: a throw-away handler on an unused real-time
+// signal shows it, then the previous action is put back. At agent load, before any other thread.
+uintptr_t find_signal_trampoline() {
+    struct sigaction probe {}, previous {}, installed {};
+    probe.sa_handler = SIG_IGN;
+    int signal_number = SIGRTMAX;
+    if (sigaction(signal_number, &probe, &previous) != 0) return 0;
+    probe.sa_handler = [](int) {};
+    sigaction(signal_number, &probe, nullptr);
+    sigaction(signal_number, &previous, &installed);
+    return reinterpret_cast<uintptr_t>(installed.sa_restorer);
+}
+
+// rt_sigframe: the return address (pretcode), then the ucontext: the handler's caller's sp is the
+// ucontext itself.
+uintptr_t signal_context_in_frame(const StackBounds&, const Registers& returning_to_trampoline) {
+    return returning_to_trampoline.sp;
+}
+
+uintptr_t signal_context_at_handler_entry(const StackBounds& stack, const Registers& registers, uintptr_t trampoline) {
+    const uintptr_t bytes = sizeof(uintptr_t) + kUcontextSize;
+    if (trampoline == 0 || registers.sp % sizeof(uintptr_t) != 0 || registers.sp < stack.low ||
+        registers.sp + bytes > stack.high || registers.sp + bytes <= registers.sp) {
+        return 0;
+    }
+    uintptr_t word = 0;
+    if (!read_stack_word(stack, registers.sp, &word) || word != trampoline) return 0;
+    return registers.sp + sizeof(uintptr_t);
 }
 
 }  // namespace stackreq

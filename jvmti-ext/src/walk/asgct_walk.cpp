@@ -3,15 +3,16 @@
 #include "native_unwind/native_unwind.h"
 
 #include <dlfcn.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "agent/log.h"
 #include "hotspot/code_heaps.h"
 #include "hotspot/code_pages.h"
 #include "hotspot/stub_code.h"
 #include "native_unwind/arch.h"
+#include "native_unwind/unwind_arch.h"
 #include "walk/physical_walk.h"
 
 namespace stackreq {
@@ -27,22 +28,9 @@ struct CallTrace {
 using AsyncGetCallTraceFunction = void (*)(CallTrace*, jint, void*);
 AsyncGetCallTraceFunction g_async_get_call_trace = nullptr;
 
-// glibc's signal-return trampoline: the return address of every handler frame the kernel
-// builds for a handler installed through glibc's sigaction.
+// The signal trampoline, the return address of every handler frame the kernel builds
+// (unwind_arch.h's find_signal_trampoline).
 uintptr_t g_signal_restorer = 0;
-
-// Installs a throw-away handler on an unused real-time signal to learn glibc's restorer, then
-// puts the previous action back. Runs once, at agent load, before any other thread exists.
-uintptr_t find_signal_restorer() {
-    struct sigaction probe {}, previous {}, installed {};
-    probe.sa_handler = SIG_IGN;
-    int signal_number = SIGRTMAX;
-    if (sigaction(signal_number, &probe, &previous) != 0) return 0;
-    probe.sa_handler = [](int) {};
-    sigaction(signal_number, &probe, nullptr);
-    sigaction(signal_number, &previous, &installed);
-    return reinterpret_cast<uintptr_t>(installed.sa_restorer);
-}
 
 int32_t walk_once(JNIEnv* jni, void* ucontext, CallFrame* frames, uint32_t max_depth) {
     CallTrace trace{jni, 0, frames};
@@ -74,10 +62,11 @@ constexpr uintptr_t kInstructionBytes = 16;
 // Whether pc is in C or C++ code while the thread is in Java (its frame anchor known and empty):
 // the signal came in another signal's handler (JFR's thread suspension, a safepoint poll's) or in
 // a leaf call from Java code. AsyncGetCallTrace then follows the C frames' frame records; on
-// aarch64 (kSignalFrameKnown false) they lead into the signal frame's record of the interrupted
-// code, which holds its x30, not its PC, and the walk goes on from that stale return address
-// (under qemu, 1% of the stacks of a program JFR samples too, cut short or with frames that were
-// not there). On x86_64 such a walk ends at the signal frame instead.
+// aarch64 they lead into the signal frame's record of the interrupted code, which holds its x30,
+// not its PC, and the walk goes on from that stale return address (under qemu, 1% of the stacks
+// of a program JFR samples too, cut short or with frames that were not there), so there
+// (kWalkBelowSignalHandlers) the walk starts below the handler or fails. On x86_64 such a walk
+// ends at the signal frame instead.
 bool in_c_code_in_java_state(const ThreadSlotView& thread, uintptr_t pc) {
     if (PhysicalWalk::in_interpreter(pc) || StubCode::contains(pc) || CodePages::contains(pc, 1)) return false;
     uintptr_t method = 0;
@@ -141,13 +130,13 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
 
 // When two signals are delivered at once, the kernel stacks both handler frames and ours runs
 // at the first instruction of the other handler: the Java context is then the ucontext the
-// kernel saved just above the return address (rt_sigframe: pretcode, then the ucontext).
+// kernel saved for that one (unwind_arch.h's signal_context_at_handler_entry).
 void* interrupted_context(const ThreadSlotView& thread, void* ucontext) {
+    const StackBounds stack{thread.stack_low, thread.stack_high};
     for (int nesting = 0; nesting < 4 && g_signal_restorer != 0; nesting++) {
-        Registers registers = read_registers(ucontext);
-        if (!thread.holds(registers.sp, sizeof(uintptr_t) + kUcontextSize)) break;
-        if (*reinterpret_cast<const uintptr_t*>(registers.sp) != g_signal_restorer) break;
-        ucontext = reinterpret_cast<void*>(registers.sp + sizeof(uintptr_t));
+        const uintptr_t context = signal_context_at_handler_entry(stack, read_registers(ucontext), g_signal_restorer);
+        if (context == 0) break;
+        ucontext = reinterpret_cast<void*>(context);
     }
     return ucontext;
 }
@@ -233,6 +222,21 @@ void* AsgctWalk::signal_context_of_caller(const ThreadSlotView& thread, const vo
     return context != nullptr && thread.holds(reinterpret_cast<uintptr_t>(context), kUcontextSize) ? context : nullptr;
 }
 
+// A handler interrupted by a handler interrupted by ...: a few at most.
+constexpr int kMaxNestedHandlers = 4;
+
+void* AsgctWalk::context_below_handlers(const ThreadSlotView& thread, void* ucontext, bool* in_c_code) {
+    for (int nesting = 0; nesting < kMaxNestedHandlers; nesting++) {
+        *in_c_code = in_c_code_in_java_state(thread, read_registers(ucontext).pc);
+        if (!*in_c_code) return ucontext;
+        void* below = signal_context_of_caller(thread, ucontext);
+        if (below == nullptr) return ucontext;
+        ucontext = below;
+    }
+    *in_c_code = in_c_code_in_java_state(thread, read_registers(ucontext).pc);
+    return ucontext;
+}
+
 uint64_t AsgctWalk::time_bare_walk(const ThreadSlotView& thread, void* ucontext, CallFrame* frames,
                                      uint32_t max_depth) {
     if (g_async_get_call_trace == nullptr) return 0;
@@ -249,8 +253,12 @@ bool AsgctWalk::init() {
         if (libjvm != nullptr) symbol = dlsym(libjvm, "AsyncGetCallTrace");
     }
     g_async_get_call_trace = reinterpret_cast<AsyncGetCallTraceFunction>(symbol);
-    // Without the x86_64 signal frame (kSignalFrameKnown) no frame is taken for a signal's.
-    g_signal_restorer = kSignalFrameKnown ? find_signal_restorer() : 0;
+    // Without the signal frame (kSignalFrameKnown) no frame is taken for a signal's.
+    g_signal_restorer = kSignalFrameKnown ? find_signal_trampoline() : 0;
+    if (kSignalFrameKnown && g_signal_restorer == 0) {
+        Log::warn("the signal trampoline was not found: a request without a ucontext from a signal handler gets the "
+                  "stack at the call or at the thread's next safepoint (as null-ucontext=safepoint)");
+    }
     return g_async_get_call_trace != nullptr;
 }
 
@@ -261,13 +269,15 @@ int32_t AsgctWalk::walk(const ThreadSlotView& thread, void* ucontext, CallFrame*
     if (g_async_get_call_trace == nullptr) return kWalkUnavailable;
     if (thread.stack_high != 0) {
         ucontext = interrupted_context(thread, ucontext);
+        bool in_c_code = false;
+        if (kWalkBelowSignalHandlers) ucontext = context_below_handlers(thread, ucontext, &in_c_code);
         // A real signal context has SP inside the thread's stack. AsyncGetCallTrace does not
         // check it before reading relative to it (deopt handler PCs), so refuse the walk here.
         uintptr_t sp = read_registers(ucontext).sp;
         if (sp < thread.stack_low || sp >= thread.stack_high) return kWalkBadContext;
+        if (in_c_code) return kWalkUnknownNotJava;
     }
     const uintptr_t pc = read_registers(ucontext).pc;
-    if (!kSignalFrameKnown && thread.stack_high != 0 && in_c_code_in_java_state(thread, pc)) return kWalkUnknownNotJava;
     // In a compiled method's prologue or epilogue its frame is not there: AsyncGetCallTrace
     // would still size it from sp and return a stack made of stale slots, so the walk starts
     // at the caller (the method itself is entered or left, and the sample goes to the caller).

@@ -65,9 +65,17 @@ public:
     static void* context_of_interrupted_code(const ThreadSlotView& thread, void* ucontext);
     // Async-signal-safe. For a request without a ucontext: when the call comes from a signal
     // handler of this thread, the ucontext the kernel saved for that signal, found by unwinding
-    // from own_context (the request's getcontext) to the signal trampoline
-    // (NativeUnwinder::signal_frame_above); null elsewhere or when the unwind cannot get there.
+    // from own_context (the request's getcontext, or a signal's context in a handler) to the
+    // signal trampoline (NativeUnwinder::signal_frame_above); null elsewhere or when the unwind
+    // cannot get there.
     static void* signal_context_of_caller(const ThreadSlotView& thread, const void* own_context);
+    // Async-signal-safe, thread's stack bounds known. When the PC of ucontext is in C code while
+    // the thread is in Java (a signal handler's, such as JFR's thread suspension, or a leaf call's),
+    // the context the kernel saved for the signal that handler runs for, found by unwinding to the
+    // trampoline as signal_context_of_caller does, a few nested handlers deep; ucontext itself
+    // elsewhere. *in_c_code: whether the context returned still has its PC so (no signal frame
+    // above it: a leaf call, or a frame the unwind cannot pass). kWalkBelowSignalHandlers.
+    static void* context_below_handlers(const ThreadSlotView& thread, void* ucontext, bool* in_c_code);
     // The same on a thread the registry does not hold (native=on, internal_threads.h), whose stack
     // is read within stack's bounds (through the kernel where HotSpot does not know them).
     static void* signal_context_of_caller(const StackBounds& stack, const void* own_context);

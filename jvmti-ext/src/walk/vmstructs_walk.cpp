@@ -19,7 +19,7 @@ constexpr uintptr_t kWord = sizeof(uintptr_t);
 
 std::atomic<uint64_t> g_outcomes[static_cast<int>(VmStructsWalkOutcome::kCount)];
 std::atomic<uint64_t> g_left_failed{0}, g_from_stub{0}, g_from_leaf_call{0}, g_from_blob_anchor{0}, g_from_frameless{0},
-    g_entering{0};
+    g_entering{0}, g_at_handler_entry{0}, g_below_handler{0};
 // The most native frames unwound to find the compiled caller of a leaf call into the VM.
 constexpr uint32_t kMaxLeafCallFrames = 32;
 
@@ -84,6 +84,8 @@ uint64_t VmStructsWalk::walked_from_leaf_call() { return g_from_leaf_call.load(s
 uint64_t VmStructsWalk::walked_from_blob_anchor() { return g_from_blob_anchor.load(std::memory_order_relaxed); }
 uint64_t VmStructsWalk::walked_from_frameless() { return g_from_frameless.load(std::memory_order_relaxed); }
 uint64_t VmStructsWalk::walked_entering() { return g_entering.load(std::memory_order_relaxed); }
+uint64_t VmStructsWalk::walked_at_handler_entry() { return g_at_handler_entry.load(std::memory_order_relaxed); }
+uint64_t VmStructsWalk::walked_below_handler() { return g_below_handler.load(std::memory_order_relaxed); }
 bool VmStructsWalk::fails_outright(VmStructsWalkOutcome outcome) {
     return outcome == VmStructsWalkOutcome::kUnbuiltVmFrame || outcome == VmStructsWalkOutcome::kNoLastJavaFrame;
 }
@@ -118,7 +120,18 @@ int32_t VmStructsWalk::walk_frames(const ThreadSlotView& thread, void* ucontext,
     slot->vmstructs.stop_pc = 0;
     slot->vmstructs.sized_frames = 0;
     if (thread.stack_high == 0 || max <= 1) return left_because(VmStructsWalkOutcome::kNoStackBounds, outcome);
+    void* const at_request = ucontext;
     ucontext = AsgctWalk::context_of_interrupted_code(thread, ucontext);
+    const bool at_handler_entry = ucontext != at_request;
+    // aarch64: a signal in another handler (JFR's thread suspension) walks the code that one
+    // interrupted; a leaf call's C code stays for caller_of_leaf_call below.
+    bool below_handler = false;
+    if (kWalkBelowSignalHandlers) {
+        bool in_c_code = false;
+        void* interrupted = AsgctWalk::context_below_handlers(thread, ucontext, &in_c_code);
+        below_handler = interrupted != ucontext;
+        ucontext = interrupted;
+    }
     const Registers at_signal = read_registers(ucontext);
     if (!thread.holds(at_signal.sp, kWord)) return left_because(VmStructsWalkOutcome::kSpOutsideStack, outcome);
     Registers start = at_signal;
@@ -231,6 +244,8 @@ int32_t VmStructsWalk::walk_frames(const ThreadSlotView& thread, void* ucontext,
     }
     *truncated = !complete;
     if (started != nullptr) started->fetch_add(1, std::memory_order_relaxed);
+    if (at_handler_entry) g_at_handler_entry.fetch_add(1, std::memory_order_relaxed);
+    if (below_handler) g_below_handler.fetch_add(1, std::memory_order_relaxed);
     return count;
 }
 

@@ -69,6 +69,11 @@ public:
     static uint64_t walked_from_blob_anchor();
     static uint64_t walked_from_frameless();
     static uint64_t walked_entering();
+    // ... and, of all those, the walks of the code another signal's handler interrupted: the
+    // request's signal came at that handler's first instruction (two signals delivered at once,
+    // AsgctWalk::context_of_interrupted_code), or later inside it (kWalkBelowSignalHandlers: aarch64).
+    static uint64_t walked_at_handler_entry();
+    static uint64_t walked_below_handler();
     // Async-signal-safe: the result of AsyncGetCallTrace's walk of a request left to it.
     static void note_left_walk(int32_t frame_count);
     // Normal context (the emitter): a stack AsyncGetCallTrace walked was rejected after all.
