@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/aarch64.sh: stackreq on aarch64 Linux, emulated on an x86_64 machine (or native on an
-# aarch64 one). Eight commands:
+# aarch64 one). Ten commands:
 #
 #   tests/aarch64.sh jdk [17|25] [--update]    prints the home of an arm64 JDK 17 (default) or 25,
 #                                              fetching it on first use
@@ -21,15 +21,22 @@
 #   tests/aarch64.sh null-ucontext [--jdk 17|25] [SECONDS]
 #                                              the null-ucontext check below (default JDK 17, 3 s
 #                                              of BusyThreads)
+#   tests/aarch64.sh continuous [--jdk 17|25] [SECONDS]
+#                                              the continuous recording check below (default JDK
+#                                              17, frozen 2 s after the dump)
+#   tests/aarch64.sh attach [--jdk 17|25] [SECONDS]
+#                                              the attach check below (default JDK 17, a profile
+#                                              of 6 s)
 #   tests/aarch64.sh ci [SECONDS]              what CI runs (tests/run, STACKREQ_AARCH64): the
 #                                              cross build once, the native unit tests under qemu
 #                                              (jvmti-ext/build-aarch64.sh --test), then run on JDK
 #                                              17 and on JDK 25 (default 6 CPU seconds per thread),
-#                                              native, the oracle and the demo on both (3 CPU
-#                                              seconds per thread, 6 s per workload, 10 s of
-#                                              BiasTrap), run --walker asgct (4 CPU seconds per
-#                                              thread), requests and null-ucontext (3 s) on both;
-#                                              one line at the end names every failure, exit 1
+#                                              native, the oracle, the demo and continuous on both
+#                                              (3 CPU seconds per thread, 6 s per workload, 10 s of
+#                                              BiasTrap, 2 s), attach on JDK 17 (6 s), run --walker
+#                                              asgct (3 CPU seconds per thread), requests and
+#                                              null-ucontext (3 s) on both; one line at the end
+#                                              names every failure, exit 1
 #
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), or trixie's openjdk-25-jdk-headless
@@ -111,6 +118,31 @@
 # signal's context (biased = false; before the signal frame, all fell back to the biased
 # safepoint stack) and 95% with a stack, every stack in BusyThreads, and at most 1% of them
 # without burn on top.
+#
+# continuous: a continuous disk recording (-XX:StartFlightRecording, its own repository) of
+# MainThreadTarget (tests/src/test/java/.../testapp, compiled by the host's JDK; main and a pool
+# thread busy) with both agents as in run (cpu-timer every 4 ms) and stackreq's pending=1500, so
+# that JFR starts a new chunk every 1,500 accepted requests. Once the repository holds a second
+# chunk, the host's jcmd dumps the recording (JFR.dump, attaching to the JVM under qemu by the
+# emulator's pid, which is the JVM's); SECONDS later the JVM is stopped with SIGSTOP, its
+# repository copied (what SIGKILL would leave: every thread stopped at one instant) and the JVM
+# let go on; then it exits. CheckContinuous: the file written at exit has run's exact accounting,
+# every event that did not fail has frames and 200 at least have MainThreadTarget's; the dump and
+# the frozen repository's files (but the chunk JFR was writing, which a reader waits for and
+# which holds no stackreq event) hold every sample that returned NONE a second or more before the
+# dump or the stop (the perf agent's time of the sample), each once and none the file at exit
+# lacks, as ContinuousRecordingTest asks on x86_64 of dumps and of a killed JVM's repository; at
+# least 100 such samples each.
+#
+# attach: MainThreadTarget started on the arm64 JDK without agents, profiled by the CLI on the
+# host's JDK: stackreq profile --pid PID --agent-dir (the aarch64 libraries) --engine cpu-timer
+# -i 4ms --duration SECONDS. CheckAttach reads its report as JSON and wants, as
+# AttachMainThreadTest on x86_64: every output written, main and the pool thread each with a
+# quarter of the samples at least, methodA, methodB and methodC 90% of the samples and each one's
+# share of the three within 3 points of the share of their CPU time the target measured with its
+# threads' CPU clocks, from 500 matched samples at least, no request refused with
+# UNATTACHED_THREAD, and every accepted request one event with its sample. MainThreadTarget runs
+# units of 20,000,000 iterations here (x86_64: 2,000,000), 10 ticks of the CPU-time timer.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).
 set -euo pipefail
 for argument in "$@"; do [[ $argument == --help || $argument == -h ]] && { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }; done
@@ -456,9 +488,138 @@ aarch64_null_ucontext_run() {
     echo "tests/aarch64.sh: null-ucontext=signal on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
 }
 
+# The work of the continuous and attach checks: MainThreadTarget, busy on main and on one pool
+# thread (woken at once), compiled by the host's JDK as Workload is. Its units are 10 times
+# x86_64's: under qemu x86_64's unit takes about one 4 ms kernel tick, the cpu-timer engine's
+# granularity, and an attach's profile then gave methodA 4-8 points too many on a busy machine.
+# Sets target_classes.
+target_unit=20000000
+aarch64_target_prepare() {
+    local sources=$repo/tests/src/test/java/io/stackreq/testapp
+    target_classes=$work/target-classes
+    "$host_jdk/bin/javac" --release 17 -d "$target_classes" "$sources/MainThreadTarget.java" "$sources/AttachTarget.java" \
+        "$sources/Args.java" "$sources/KeyValues.java" "$repo/analysis/src/main/java/io/stackreq/demo/TwoPhase.java" ||
+        { echo "tests/aarch64.sh: MainThreadTarget was not compiled" >&2; return 1; }
+}
+
+# target_start DIR JDK [JVM OPTIONS...]: MainThreadTarget on JDK (arm64_java) in the background,
+# in DIR, until DIR/stop exists; returns once it runs its mix. Sets target_job (the shell that
+# waits for it) and target_pid (the JVM's, which it writes to DIR/pid: under qemu the emulator's
+# process is the JVM's, and the host's attach finds it by that pid).
+target_start() {
+    local dir=$1 jdk=$2 waited=0
+    shift 2
+    touch "$dir/wake"
+    (cd "$dir" && arm64_java "$jdk" "$@" -cp "$target_classes" io.stackreq.testapp.MainThreadTarget "dir=$dir" \
+        warmupSeconds=0 pool=1 "unit=$target_unit" >"$dir/target.out" 2>"$dir/agents.log") &
+    target_job=$!
+    # A hang guard only: JDK 25 under qemu takes about 90 s to get here with JFR at load 9.
+    until [[ -s $dir/pid ]]; do
+        kill -0 "$target_job" 2>/dev/null && ((waited++ < 3000)) ||
+            { echo "tests/aarch64.sh: MainThreadTarget did not start ($dir/agents.log):" >&2; tail -20 "$dir/agents.log" >&2; return 1; }
+        sleep 0.1
+    done
+    target_pid=$(<"$dir/pid")
+}
+
+# target_stop DIR: asks the target to exit and waits; fails unless it exits with 0.
+target_stop() {
+    touch "$1/stop"
+    wait "$target_job" || { echo "tests/aarch64.sh: MainThreadTarget failed (exit $?; $1/agents.log):" >&2; tail -20 "$1/agents.log" >&2; return 1; }
+}
+
+# The continuous recording check (see the top) on the arm64 JDK FEATURE, frozen SECONDS after
+# the dump, after aarch64_prepare and aarch64_target_prepare. Work files in
+# WORK/continuous/jdkFEATURE: the file at exit, the dump, the frozen repository, the samples.
+aarch64_continuous() {
+    local feature=$1 seconds=$2 arm_jdk out=$work/continuous/jdk$1 step=$SECONDS frozen_at dump_begin waited=0 copied=0
+    arm_jdk=$(arm64_jdk "$feature") || return 2
+    rm -rf "$out" && mkdir -p "$out/repository" || return 1
+    echo "tests/aarch64.sh: a continuous recording on the arm64 JDK $feature, dumped and frozen" >&2
+    # pending=1500 rotates JFR's chunk every 1,500 accepted requests, about 3 s apart at the
+    # least: a Java thread gets a request every 4 ms of its CPU at most, and two are busy. So no
+    # rotation comes between the dump and a freeze 2 s after it (the default), and what was
+    # accepted in between is in stackreq's side files only.
+    target_start "$out" "$arm_jdk" "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,pending=1500,log=info" \
+        "-agentpath:$build/native/libstackreq-perf.so=engine=cpu-timer,interval=4ms,out=$out/samples.jsonl,log=info" \
+        "-XX:FlightRecorderOptions:repository=$out/repository" \
+        "-XX:StartFlightRecording=name=cont,disk=true,filename=$out/final.jfr,+jdk.StackTraceRequest#enabled=true" || return 1
+    # Counted, not timed: a second chunk file once JFR finished the first (a hang guard: 2 minutes).
+    until (($(find "$out/repository" -name '*.jfr' ! -name '*_stackreq_*' | wc -l) >= 2)); do
+        kill -0 "$target_job" 2>/dev/null && ((waited++ < 1200)) ||
+            { echo "tests/aarch64.sh: JFR did not rotate its chunk ($out)" >&2; target_stop "$out"; return 1; }
+        sleep 0.1
+    done
+    dump_begin=$(date +%s%N)
+    "$host_jdk/bin/jcmd" "$target_pid" JFR.dump name=cont "filename=$out/dump.jfr" >"$out/jcmd.txt" 2>&1 && [[ -s $out/dump.jfr ]] ||
+        { cat "$out/jcmd.txt" >&2; echo "tests/aarch64.sh: the host's jcmd did not dump the recording of JVM $target_pid" >&2; target_stop "$out"; return 1; }
+    # The dump finished a chunk: what came after it is in stackreq's side files only.
+    sleep "$seconds"
+    # What SIGKILL would leave, seen without ending the JVM: every thread stopped at one instant,
+    # the repository copied as it is, then the JVM goes on.
+    frozen_at=$(date +%s%N)
+    kill -STOP "$target_pid" || return 1
+    # A thread in a system call stops once the call returns: copying before then could take a
+    # side file merged meanwhile and the file it replaced.
+    waited=0
+    until [[ $(grep -h '^State:' /proc/"$target_pid"/task/*/status 2>/dev/null | grep -cv -e stopped -e zombie -e dead) == 0 ]]; do
+        ((waited++ < 1000)) || { echo "tests/aarch64.sh: JVM $target_pid did not stop in 10 s" >&2; kill -CONT "$target_pid"; target_stop "$out"; return 1; }
+        sleep 0.01
+    done
+    cp -r "$out/repository" "$out/frozen" || copied=1
+    kill -CONT "$target_pid" || return 1
+    ((copied == 0)) || { echo "tests/aarch64.sh: the frozen repository was not copied ($out)" >&2; target_stop "$out"; return 1; }
+    target_stop "$out" || return 1
+    grep -E 'requests: requested|^stackreq-perf: [0-9]+ samples' "$out/agents.log" >&2 || true
+    "$host_jdk/bin/java" "$repo/tests/aarch64/CheckContinuous.java" "$out/final.jfr" "$out/samples.jsonl" "$out/dump.jfr" \
+        "$dump_begin" "$out/frozen" "$frozen_at" ||
+        { echo "tests/aarch64.sh: the continuous recording on the arm64 JDK $feature broke a rule ($out)" >&2; return 1; }
+    echo "tests/aarch64.sh: continuous recording on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
+}
+
+# target_cpu_when DIR PATTERN JOB: the target's last cpu line (DIR/target.out) once the profile's
+# samples file (DIR/profile/samples.jsonl) has a line matching PATTERN; fails when JOB ends before.
+target_cpu_when() {
+    local dir=$1 pattern=$2 job=$3
+    until grep -q "$pattern" "$dir/profile/samples.jsonl" 2>/dev/null; do
+        kill -0 "$job" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    grep '^cpu ' "$dir/target.out" | tail -1
+}
+
+# The attach check (see the top) on the arm64 JDK FEATURE, SECONDS of profile, after
+# aarch64_prepare, aarch64_target_prepare and aarch64_demo_prepare (the CLI jar). Work files in
+# WORK/attach/jdkFEATURE: the target's output, the profile's directory, its report as JSON.
+aarch64_attach() {
+    local feature=$1 seconds=$2 arm_jdk out=$work/attach/jdk$1 step=$SECONDS before after profile_job
+    arm_jdk=$(arm64_jdk "$feature") || return 2
+    rm -rf "$out" && mkdir -p "$out" || return 1
+    echo "tests/aarch64.sh: stackreq profile --pid --engine cpu-timer --duration ${seconds}s on the arm64 JDK $feature" >&2
+    target_start "$out" "$arm_jdk" || return 1
+    "$host_jdk/bin/java" -jar "$demo_jar" profile --pid "$target_pid" --agent-dir "$build/native" --engine cpu-timer \
+        -i 4ms --duration "${seconds}s" -o "$out/profile" >"$out/profile.txt" 2>&1 &
+    profile_job=$!
+    # The target's CPU time over the sampling itself, which begins seconds after the attach (JFR
+    # starts in the target meanwhile) while the JIT may still change the methods' speeds: its cpu
+    # lines when the perf agent has written its start line and its end line.
+    before=$(target_cpu_when "$out" '"type":"start"' "$profile_job") || true
+    after=$(target_cpu_when "$out" '"type":"end"' "$profile_job") || true
+    wait "$profile_job" && [[ -n $before && -n $after ]] ||
+        { echo "tests/aarch64.sh: profile --pid failed ($out/profile.txt):" >&2; tail -20 "$out/profile.txt" >&2; target_stop "$out"; return 1; }
+    target_stop "$out" || return 1
+    "$host_jdk/bin/java" -jar "$demo_jar" report "$out/profile/recording.jfr" --samples "$out/profile/samples.jsonl" \
+        --threads --format json --top 1000000 >"$out/report.json" ||
+        { echo "tests/aarch64.sh: the profile's report as JSON failed ($out)" >&2; return 1; }
+    "$host_jdk/bin/java" -cp "$demo_jar" "$repo/tests/aarch64/CheckAttach.java" "$out/profile" "$out/report.json" \
+        "$before" "$after" ||
+        { echo "tests/aarch64.sh: the profile of the arm64 JDK $feature after an attach broke a rule ($out)" >&2; return 1; }
+    echo "tests/aarch64.sh: attach on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
+}
+
 # ci: everything above once, every failure named at the end.
 aarch64_ci() {
-    local seconds=$1 started=$SECONDS feature failed=() status=0 oracle_ready=1
+    local seconds=$1 started=$SECONDS feature failed=() status=0 oracle_ready=1 cli_ready=0
     aarch64_prepare --test || status=$?
     ((status == 3)) && failed+=("the native unit tests under qemu")
     ((status != 0 && status != 3)) && { echo "tests/aarch64.sh ci: FAILED: the cross build or its preparation (exit $status)" >&2; return 1; }
@@ -486,6 +647,7 @@ aarch64_ci() {
         failed+=("the null-ucontext check's build")
     fi
     if aarch64_demo_prepare; then
+        cli_ready=1
         for feature in 17 25; do
             aarch64_demo_run "$feature" 10 || failed+=("the demo on the arm64 JDK $feature ($work/demo/jdk$feature)")
         done
@@ -493,7 +655,7 @@ aarch64_ci() {
         failed+=("the demo's CLI jar")
     fi
     for feature in 17 25; do
-        aarch64_run "$feature" 4 asgct || failed+=("Workload's recording with walker=asgct on the arm64 JDK $feature ($work/jdk$feature-asgct)")
+        aarch64_run "$feature" 3 asgct || failed+=("Workload's recording with walker=asgct on the arm64 JDK $feature ($work/jdk$feature-asgct)")
     done
     if ((oracle_ready)) && aarch64_requests_prepare; then
         for feature in 17 25; do
@@ -502,11 +664,24 @@ aarch64_ci() {
     else
         failed+=("librequester.so's requests (not built)")
     fi
+    # attach runs the CLI jar the demo's preparation made; on JDK 17 only, as JDK 25's takes 38 s
+    # on a quiet machine (JFR's start after the attach, under emulation) and the aarch64 set
+    # should stay under 8 minutes.
+    if aarch64_target_prepare; then
+        for feature in 17 25; do
+            aarch64_continuous "$feature" 2 || failed+=("the continuous recording on the arm64 JDK $feature ($work/continuous/jdk$feature)")
+        done
+        if ((cli_ready)); then
+            aarch64_attach 17 6 || failed+=("the attach on the arm64 JDK 17 ($work/attach/jdk17)")
+        fi
+    else
+        failed+=("MainThreadTarget's build")
+    fi
     if ((${#failed[@]})); then
         echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
         return 1
     fi
-    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on, walker=asgct, librequester.so's requests and null-ucontext=signal on both)" >&2
+    echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25, native=on, continuous recordings, walker=asgct, librequester.so's requests and null-ucontext=signal on both, attach on 17)" >&2
 }
 
 # seconds_argument DEFAULT ARG: ARG, else DEFAULT; a number.
@@ -590,9 +765,22 @@ case $command in
         aarch64_requests_prepare
         aarch64_requests "$feature"
         ;;
+    continuous)
+        jdk_and_seconds continuous 2 "$@" || exit 2
+        aarch64_prepare
+        aarch64_target_prepare
+        aarch64_continuous "$feature" "$seconds"
+        ;;
+    attach)
+        jdk_and_seconds attach 6 "$@" || exit 2
+        aarch64_prepare
+        aarch64_target_prepare
+        aarch64_demo_prepare
+        aarch64_attach "$feature" "$seconds"
+        ;;
     ci)
         seconds=$(seconds_argument 6 "${1:-}") || exit 2
         aarch64_ci "$seconds"
         ;;
-    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [--walker asgct] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | requests [--jdk 17|25] | null-ucontext [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
+    *) echo "usage: tests/aarch64.sh jdk [17|25] [--update] | run [--jdk 17|25] [--walker asgct] [SECONDS] | native [--jdk 17|25] [SECONDS] | oracle [--jdk 17|25] [SECONDS] | demo [--jdk 17|25] [SECONDS] | requests [--jdk 17|25] | null-ucontext [--jdk 17|25] [SECONDS] | continuous [--jdk 17|25] [SECONDS] | attach [--jdk 17|25] [SECONDS] | ci [SECONDS] (--help)" >&2; exit 2 ;;
 esac

@@ -68,9 +68,15 @@ void arm_existing_threads(jvmtiEnv* jvmti, JNIEnv* jni, jthread current) {
     jint count = 0;
     jthread* threads = nullptr;
     if (jvmti->GetAllThreads(&count, &threads) != JVMTI_ERROR_NONE) return;
+    // A task that blocks the sampling signal could never be sampled, so it is no candidate: under
+    // qemu-user, qemu's own RCU thread keeps the process's name and blocks every signal, and with
+    // it main had two candidates and was not sampled. The first task stays: it names the process.
+    pid_t pid = getpid();
     std::vector<TaskComm> unarmed;
     for (const TaskComm& task : list_own_tasks()) {
-        if (!Sampler::is_armed(task.tid)) unarmed.push_back(task);
+        if (!Sampler::is_armed(task.tid) && (task.tid == pid || !task_blocks_signal(task.tid, g_options.signal))) {
+            unarmed.push_back(task);
+        }
     }
     std::vector<std::string> names;
     for (jint i = 0; i < count; i++) {
@@ -87,7 +93,7 @@ void arm_existing_threads(jvmtiEnv* jvmti, JNIEnv* jni, jthread current) {
         jni->DeleteLocalRef(threads[i]);
     }
     jvmti->Deallocate(reinterpret_cast<unsigned char*>(threads));
-    JavaThreadMatch match = match_java_threads(unarmed, names, getpid());
+    JavaThreadMatch match = match_java_threads(unarmed, names, pid);
     for (pid_t tid : match.tids) arm(tid, false);
     for (const std::string& unmatched : match.unmatched) {
         log_debug("thread %s, started before the agent: not sampled", unmatched.c_str());

@@ -44,6 +44,21 @@ std::vector<TaskComm> list_own_tasks() {
     return tasks;
 }
 
+bool task_blocks_signal(pid_t tid, int signal) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/status", int(tid));
+    FILE* status = fopen(path, "re");
+    if (status == nullptr) return false;  // the thread ended meanwhile
+    char line[256];
+    unsigned long long blocked = 0;
+    bool found = false;
+    while (!found && fgets(line, sizeof(line), status) != nullptr) {
+        found = sscanf(line, "SigBlk: %llx", &blocked) == 1;
+    }
+    fclose(status);
+    return found && signal >= 1 && signal <= 64 && (blocked >> (signal - 1) & 1) != 0;
+}
+
 bool comm_matches(const char* comm, const char* java_name) {
     if (strncmp(comm, java_name, 15) == 0 &&
         (strlen(java_name) <= 15 ? strcmp(comm, java_name) == 0 : strlen(comm) == 15)) {

@@ -25,6 +25,10 @@ std::vector<pid_t> list_own_tids();
 // The threads of this process with their names. Normal context.
 std::vector<TaskComm> list_own_tasks();
 
+// True when the thread tid of this process blocks signal (SigBlk in /proc/self/task/<tid>/status):
+// the sampling signal would never reach it. False when that cannot be read. Normal context.
+bool task_blocks_signal(pid_t tid, int signal);
+
 // True when comm is what the kernel shows for a thread named java_name: the name cut to 15
 // bytes, or an abbreviation "<head>..<tail>" of it (newer JDKs shorten long names so).
 bool comm_matches(const char* comm, const char* java_name);

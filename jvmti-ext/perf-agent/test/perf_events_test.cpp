@@ -462,6 +462,15 @@ void test_comm_matching() {
     pthread_setname_np(pthread_self(), "perf-test-main");
     std::vector<TaskComm> own = list_own_tasks();
     CHECK(unique_task_for(own, "perf-test-main") == current_tid());
+    // What leaves qemu-user's RCU thread out of the candidates for main: its blocked signals.
+    sigset_t profiling, previous;
+    sigemptyset(&profiling);
+    sigaddset(&profiling, SIGPROF);
+    pthread_sigmask(SIG_BLOCK, &profiling, &previous);
+    CHECK(task_blocks_signal(current_tid(), SIGPROF) && !task_blocks_signal(current_tid(), SIGUSR1));
+    pthread_sigmask(SIG_UNBLOCK, &profiling, nullptr);
+    CHECK(!task_blocks_signal(current_tid(), SIGPROF));
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 std::set<pid_t> g_armed_tids;

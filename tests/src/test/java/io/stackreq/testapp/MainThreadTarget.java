@@ -27,7 +27,10 @@ import io.stackreq.demo.TwoPhase;
  * added to the same totals.
  *
  * <p>Arguments ({@code key=value}): {@code dir} (required), {@code warmupSeconds} (3),
- * {@code pool} (0). After the warm-up it prints, about every 100 ms, {@code cpu <A ns> <B ns> <C ns>
+ * {@code pool} (0), {@code unit} (iterations of one unit, 2,000,000: a few ms here; under qemu,
+ * where the sampler is a CPU-time timer that fires at kernel ticks of 4 ms, also about one tick,
+ * and there, on a busy machine, units of a tick or two gave methodA 4-8 points too many of the
+ * samples, units of 10 ticks none). After the warm-up it prints, about every 100 ms, {@code cpu <A ns> <B ns> <C ns>
  * <pool threads woken>}, and writes its pid to {@code dir/pid} after the first such line. It exits
  * when {@code dir/stop} exists.
  */
@@ -35,7 +38,7 @@ public final class MainThreadTarget {
     /** The name every pool thread has. */
     public static final String POOL_THREAD_NAME = "main-target-pool";
 
-    private static final long UNIT = 2_000_000;
+    private static long unit = 2_000_000;
     private static final LongAdder[] CPU_NANOS = {new LongAdder(), new LongAdder(), new LongAdder()};
     private static final LongAdder POOL_WOKEN = new LongAdder();
     private static volatile boolean stopping;
@@ -48,6 +51,7 @@ public final class MainThreadTarget {
         Path dir = a.path("dir");
         long warmupNanos = (long) (a.getDouble("warmupSeconds", 3) * 1e9);
         int poolSize = a.getInt("pool", 0);
+        unit = a.getLong("unit", unit);
         ExecutorService pool = null;
         if (poolSize > 0) {
             ThreadPoolExecutor executor = new ThreadPoolExecutor(poolSize, poolSize, 0, TimeUnit.SECONDS,
@@ -107,11 +111,11 @@ public final class MainThreadTarget {
 
     /** One round of the mix; returns the thread's CPU time at its end. */
     private static long mix(ThreadMXBean threads, long before) {
-        TwoPhase.methodA(2 * UNIT);
+        TwoPhase.methodA(2 * unit);
         long afterA = threads.getCurrentThreadCpuTime();
-        TwoPhase.methodB(UNIT);
+        TwoPhase.methodB(unit);
         long afterB = threads.getCurrentThreadCpuTime();
-        AttachTarget.methodC(UNIT);
+        AttachTarget.methodC(unit);
         long afterC = threads.getCurrentThreadCpuTime();
         CPU_NANOS[0].add(afterA - before);
         CPU_NANOS[1].add(afterB - afterA);
