@@ -128,12 +128,15 @@ int32_t walk_from_caller(const ThreadSlotView& thread, void* ucontext, CallFrame
     return from_sp != 0 ? from_sp : result;
 }
 
+// A handler interrupted by a handler interrupted by ...: a few at most.
+constexpr int kMaxNestedHandlers = 4;
+
 // When two signals are delivered at once, the kernel stacks both handler frames and ours runs
 // at the first instruction of the other handler: the Java context is then the ucontext the
 // kernel saved for that one (unwind_arch.h's signal_context_at_handler_entry).
 void* interrupted_context(const ThreadSlotView& thread, void* ucontext) {
     const StackBounds stack{thread.stack_low, thread.stack_high};
-    for (int nesting = 0; nesting < 4 && g_signal_restorer != 0; nesting++) {
+    for (int nesting = 0; nesting < kMaxNestedHandlers && g_signal_restorer != 0; nesting++) {
         const uintptr_t context = signal_context_at_handler_entry(stack, read_registers(ucontext), g_signal_restorer);
         if (context == 0) break;
         ucontext = reinterpret_cast<void*>(context);
@@ -221,9 +224,6 @@ void* AsgctWalk::signal_context_of_caller(const ThreadSlotView& thread, const vo
     void* context = signal_context_of_caller(StackBounds{thread.stack_low, thread.stack_high}, own_context);
     return context != nullptr && thread.holds(reinterpret_cast<uintptr_t>(context), kUcontextSize) ? context : nullptr;
 }
-
-// A handler interrupted by a handler interrupted by ...: a few at most.
-constexpr int kMaxNestedHandlers = 4;
 
 void* AsgctWalk::context_below_handlers(const ThreadSlotView& thread, void* ucontext, bool* in_c_code) {
     for (int nesting = 0; nesting < kMaxNestedHandlers; nesting++) {
