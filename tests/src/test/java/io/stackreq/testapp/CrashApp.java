@@ -1,6 +1,7 @@
 package io.stackreq.testapp;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -11,8 +12,10 @@ import java.util.List;
 
 /**
  * A JVM that dies while busy threads request stack traces from CPU timers (librequester.so): after
- * {@code seconds} (4) it is killed with SIGKILL ({@code way=kill}), sent SIGSEGV ({@code segv}),
- * runs out of heap under {@code -XX:+CrashOnOutOfMemoryError} ({@code oom}) or calls
+ * {@code seconds} (4) it is killed with SIGKILL ({@code way=kill}), crashes with SIGSEGV ({@code segv}:
+ * the main thread writes to address 0, as a crashing JVM does; a SIGSEGV sent from outside lands on
+ * any thread, also on one inside HotSpot's thread-suspension handler, where HotSpot's own emergency
+ * dump can hang), runs out of heap under {@code -XX:+CrashOnOutOfMemoryError} ({@code oom}) or calls
  * {@code Runtime.halt} ({@code halt}).
  *
  * <p>What it accepted survives it in {@code out}, a journal it appends to every 100 ms: a line
@@ -66,7 +69,7 @@ public final class CrashApp {
         String pid = Long.toString(ProcessHandle.current().pid());
         switch (way) {
             case "kill" -> new ProcessBuilder("kill", "-9", pid).start();
-            case "segv" -> new ProcessBuilder("kill", "-SEGV", pid).start();
+            case "segv" -> writeToAddressZero();
             case "oom" -> {
                 // Far more than -Xmx: OutOfMemoryError at once, which the flag makes a crash.
                 long[] huge = new long[Integer.MAX_VALUE - 16];
@@ -74,6 +77,17 @@ public final class CrashApp {
             }
             case "halt" -> Runtime.getRuntime().halt(3);
             default -> throw new IllegalArgumentException("unknown way " + way);
+        }
+    }
+
+    private static void writeToAddressZero() {
+        try {
+            Field field = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+            field.setAccessible(true);
+            Object unsafe = field.get(null);
+            unsafe.getClass().getMethod("putAddress", long.class, long.class).invoke(unsafe, 0L, 0L);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot reach sun.misc.Unsafe to crash", e);
         }
     }
 

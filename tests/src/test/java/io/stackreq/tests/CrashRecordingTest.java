@@ -28,15 +28,18 @@ import org.junit.jupiter.api.io.TempDir;
  * A JVM with a continuous disk recording that dies before JFR finishes its chunk keeps in JFR's
  * repository every stackreq event accepted up to a second before its death, in stackreq's side
  * files (docs/continuous.md): {@link CrashApp} requests from CPU timers on four busy threads at
- * 1 kHz for 2.5 s, journals the ids it accepted, and is killed with SIGKILL, crashed by SIGSEGV,
- * crashed by {@code -XX:+CrashOnOutOfMemoryError} or halted. The repository is assembled and read
- * with JDK 17's {@code jfr} and JMC core, each side file with the dying JDK's own {@code jfr}, and
- * HotSpot's emergency dump, where it writes one, the same way.
+ * 1 kHz for 2.5 s, journals the ids it accepted, and is killed with SIGKILL, crashes with SIGSEGV
+ * (a write to address 0), crashes by {@code -XX:+CrashOnOutOfMemoryError} or halts. The repository
+ * is assembled and read with JDK 17's {@code jfr} and JMC core, each side file with the dying
+ * JDK's own {@code jfr}, and HotSpot's emergency dump, where it writes one, the same way.
  *
- * <p>HotSpot's error reporting is bounded ({@code -XX:ErrorLogTimeout}): JDK 21's (21.0.13) can
- * hang in its emergency dump, with no agent loaded (2 of 40 JVMs sent SIGSEGV under load,
- * 2026-11-28, the signal taken in {@code SR_handler}); a dump left empty is accepted only where
- * the JVM says that its error reporting timed out.
+ * <p>HotSpot's error reporting is bounded ({@code -XX:ErrorLogTimeout}): it can hang in its
+ * emergency dump when the crash signal is taken inside {@code SR_handler}, JFR's thread
+ * suspension, with no agent loaded too (a SIGSEGV sent with kill: 2 of 40 plain JDK 21 JVMs under
+ * load; 3 of 25 JDK 17 and 1 of 10 JDK 21 JVMs with stackreq, 2026-11-28), and then leaves the
+ * chunk it was writing longer than its header says, which no reader takes. A write to address 0
+ * crashes the thread that makes it, never inside {@code SR_handler}. A dump left empty is accepted
+ * only where the JVM says that its error reporting timed out.
  */
 class CrashRecordingTest {
     private static final long SECOND = 1_000_000_000L;
