@@ -343,14 +343,19 @@ aarch64_test_natives() {
     done
 }
 
-# What the oracle and the requests check need beyond aarch64_prepare: the test classes and their
-# class path (Maven, incremental after tests/run) and liboracle.so and librequester.so for aarch64.
-# Sets test_classpath and oracle_natives.
-aarch64_oracle_prepare() {
-    local step=$SECONDS
+# The test classes and their class path (Maven, incremental after tests/run), for the checkers
+# that share the x86_64 tests' helpers. Sets test_classpath.
+aarch64_test_classes_prepare() {
     (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl tests -am process-test-classes >"$work/mvn-tests.log" 2>&1) ||
         { tail -40 "$work/mvn-tests.log" >&2; echo "tests/aarch64.sh: the test classes were not built" >&2; return 1; }
     test_classpath=$repo/tests/target/test-classes:$(cat "$repo/tests/target/validation-classpath.txt") || return 1
+}
+
+# What the oracle and the requests check need beyond aarch64_prepare: the test classes and
+# liboracle.so and librequester.so for aarch64. Sets test_classpath and oracle_natives.
+aarch64_oracle_prepare() {
+    local step=$SECONDS
+    aarch64_test_classes_prepare || return 1
     aarch64_test_natives "$work/oracle-natives.log" oracle requester || return 1
     oracle_natives=$test_natives
     echo "tests/aarch64.sh: oracle's build (test classes, liboracle.so, librequester.so): $((SECONDS - step)) s" >&2
@@ -590,7 +595,8 @@ target_cpu_when() {
 }
 
 # The attach check (see the top) on the arm64 JDK FEATURE, SECONDS of profile, after
-# aarch64_prepare, aarch64_target_prepare and aarch64_demo_prepare (the CLI jar). Work files in
+# aarch64_prepare, aarch64_target_prepare, aarch64_demo_prepare (the CLI jar) and
+# aarch64_test_classes_prepare (CheckAttach's class path). Work files in
 # WORK/attach/jdkFEATURE: the target's output, the profile's directory, its report as JSON.
 aarch64_attach() {
     local feature=$1 seconds=$2 arm_jdk out=$work/attach/jdk$1 step=$SECONDS before after profile_job
@@ -612,7 +618,7 @@ aarch64_attach() {
     "$host_jdk/bin/java" -jar "$demo_jar" report "$out/profile/recording.jfr" --samples "$out/profile/samples.jsonl" \
         --threads --format json --top 1000000 >"$out/report.json" ||
         { echo "tests/aarch64.sh: the profile's report as JSON failed ($out)" >&2; return 1; }
-    "$host_jdk/bin/java" -cp "$demo_jar" "$repo/tests/aarch64/CheckAttach.java" "$out/profile" "$out/report.json" \
+    "$host_jdk/bin/java" -cp "$test_classpath" "$repo/tests/aarch64/CheckAttach.java" "$out/profile" "$out/report.json" \
         "$before" "$after" ||
         { echo "tests/aarch64.sh: the profile of the arm64 JDK $feature after an attach broke a rule ($out)" >&2; return 1; }
     echo "tests/aarch64.sh: attach on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
@@ -661,7 +667,7 @@ aarch64_ci() {
     fi
     if aarch64_target_prepare; then
         aarch64_continuous 17 2 || failed+=("the continuous recording on the arm64 JDK 17 ($work/continuous/jdk17)")
-        if ((cli_ready)); then
+        if ((cli_ready && oracle_ready)); then
             aarch64_attach 17 6 || failed+=("the attach on the arm64 JDK 17 ($work/attach/jdk17)")
         fi
     else
@@ -766,6 +772,7 @@ case $command in
         aarch64_prepare
         aarch64_target_prepare
         aarch64_demo_prepare
+        aarch64_test_classes_prepare
         aarch64_attach "$feature" "$seconds"
         ;;
     ci)

@@ -7,10 +7,11 @@ import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.stackreq.tests.support.MethodSplit;
 
 /**
- * tests/aarch64.sh attach's check, run with the host's JDK and stackreq.jar on the class path (java
- * -cp stackreq.jar CheckAttach.java PROFILE_DIR REPORT.json BEFORE AFTER): stackreq profile --pid
+ * tests/aarch64.sh attach's check, run with the host's JDK and the test classes' class path (java
+ * -cp CLASSPATH CheckAttach.java PROFILE_DIR REPORT.json BEFORE AFTER): stackreq profile --pid
  * on MainThreadTarget, started without agents, against what the target measured with its threads'
  * CPU clocks (BEFORE and AFTER, its "cpu A B C woken" lines before and after the profile), as
  * AttachMainThreadTest asks on x86_64: every output written; main sampled, and the pool thread,
@@ -71,31 +72,14 @@ public final class CheckAttach {
 
     /** Each method's share of the three in the profile against its share of their CPU time. */
     private static void checkSplit(JsonNode report, long[] before, long[] after, List<String> broken) {
-        double[] truth = new double[METHODS.length];
-        double[] measured = new double[METHODS.length];
-        double truthSum = 0;
-        double measuredSum = 0;
-        for (int i = 0; i < METHODS.length; i++) {
-            truth[i] = after[i] - before[i];
-            for (JsonNode entry : report.path("entries")) {
-                if (entry.path("name").asText().equals(METHODS[i])) measured[i] = entry.path("selfPct").asDouble();
-            }
-            truthSum += truth[i];
-            measuredSum += measured[i];
-        }
+        MethodSplit split = MethodSplit.of(report, METHODS, before, after);
+        double[] measured = split.measured();
+        double[] truth = split.truth();
+        double measuredSum = split.measuredSum();
         JsonNode quality = report.path("quality");
-        StringBuilder split = new StringBuilder("CheckAttach: share of methodA + methodB + methodC, profile vs CPU:");
-        for (int i = 0; i < METHODS.length; i++) {
-            truth[i] = 100 * truth[i] / truthSum;
-            measured[i] = 100 * measured[i] / Math.max(1e-9, measuredSum);
-            String method = METHODS[i].substring(METHODS[i].lastIndexOf('.') + 1);
-            split.append(String.format(Locale.ROOT, " %s %.1f%% vs %.1f%% (%+.1f);", method, measured[i], truth[i],
-                    measured[i] - truth[i]));
-        }
-        split.append(String.format(Locale.ROOT, " the three are %.1f%% of the samples; %,d matched, %,d whose event"
-                + " has no stack", measuredSum, quality.path("matched").asLong(),
-                quality.path("failedEvent").asLong()));
-        System.out.println(split);
+        System.out.println(String.format(Locale.ROOT, "CheckAttach: share of methodA + methodB + methodC, profile vs"
+                + " CPU:%s; %,d matched, %,d whose event has no stack", split.describe(),
+                quality.path("matched").asLong(), quality.path("failedEvent").asLong()));
         for (int i = 0; i < METHODS.length; i++) {
             if (Math.abs(measured[i] - truth[i]) > BOUND_POINTS) {
                 broken.add(String.format(Locale.ROOT, "%s's share %.1f%% is more than %.0f points from its CPU"

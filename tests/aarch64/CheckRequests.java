@@ -7,22 +7,23 @@ import java.util.stream.LongStream;
 import io.stackreq.testapp.Report;
 import io.stackreq.testapp.Requester;
 import io.stackreq.testapp.Scenarios;
-import io.stackreq.testapp.VirtualThreads;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
+import io.stackreq.tests.support.VirtualThreadEvents;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordedThread;
 
 /**
  * tests/aarch64.sh requests' check, run with the host's JDK and the test classes' class path
  * (java -cp CLASSPATH CheckRequests.java DIR [--virtual-threads]): the reports and recordings
  * RequesterScenarios wrote in DIR, against the assertions of BiasedRequestsTest and, with
  * --virtual-threads, of VirtualThreadsTest (the same rules, with the x86_64 tests' helpers
- * Accounting and JfrFile). Exits 1 with one line per broken rule; prints the counts either way.
+ * Accounting, JfrFile and VirtualThreadEvents). Exits 1 with one line per broken rule; prints the
+ * counts either way.
  */
 public final class CheckRequests {
     private static final String SCENARIOS = Scenarios.class.getName();
+    private static final int MINIMUM_TIMER_REQUESTS_IN_VIRTUAL = 50;
     private static final List<String> broken = new ArrayList<>();
 
     public static void main(String[] args) throws IOException {
@@ -96,17 +97,6 @@ public final class CheckRequests {
         }
     }
 
-    private static final String APP = VirtualThreads.class.getName();
-    private static final String ENTRY = "jdk.internal.vm.Continuation.enterSpecial";
-    private static final String VIRTUAL_RUN = "java.lang.VirtualThread.run";
-    private static final int MINIMUM_TIMER_REQUESTS_IN_VIRTUAL = 50;
-
-    /** A signal in a virtual thread's start or end transition finds only these JDK frames above the entry. */
-    private static boolean inTransition(List<String> methods) {
-        return methods.stream().allMatch(m -> m.startsWith("java.lang.VirtualThread.")
-                || m.startsWith("java.lang.VirtualThread$") || m.startsWith("jdk.internal.vm.Continuation."));
-    }
-
     /**
      * Every request made in a virtual thread (the carriers' timers, with the signal's ucontext,
      * and each virtual thread's own, without) is an event of that virtual thread whose stack ends
@@ -121,37 +111,11 @@ public final class CheckRequests {
         if (report.getInt("explicitNotNone") != 0) broken.add("virtual threads: " + report.getInt("explicitNotNone") + " of their own requests refused");
         long[] accepted = LongStream.concat(LongStream.of(report.getLongs("accepted")), LongStream.of(report.getLongs("explicit"))).toArray();
         eachIdExactlyOnce(accepted, events, "virtual threads");
-        List<String> wrong = new ArrayList<>();
-        long inVirtual = 0, timerInVirtual = 0, failedInVirtual = 0, truncatedInVirtual = 0;
-        for (RecordedEvent event : events) {
-            boolean explicitRequest = event.getLong("userData") >= VirtualThreads.EXPLICIT_IDS;
-            List<String> methods = JfrFile.methods(event);
-            RecordedThread thread = event.getThread();
-            boolean virtual = thread != null && thread.getBoolean("virtual");
-            boolean appCode = methods.stream().anyMatch(m -> m.startsWith(APP) && !m.endsWith(".main"));
-            if (!explicitRequest && !appCode && !virtual) continue;  // the carrier's own code
-            inVirtual++;
-            timerInVirtual += explicitRequest ? 0 : 1;
-            if (!virtual || !(thread.getJavaName().startsWith("vt-") || thread.getJavaName().startsWith("arm-"))) {
-                wrong.add("not on its virtual thread: " + JfrFile.describe(event));
-            } else if (event.getBoolean("failed")) {
-                // A timer signal during a mount or unmount: no walk, but the right thread.
-                failedInVirtual++;
-                if (explicitRequest) wrong.add("its own request failed: " + JfrFile.describe(event));
-            } else if (methods.stream().anyMatch(m -> m.startsWith("java.util.concurrent.ForkJoin"))) {
-                wrong.add("carrier frames: " + JfrFile.describe(event));
-            } else if (event.getStackTrace().isTruncated()) {
-                truncatedInVirtual++;
-                if (methods.contains(ENTRY)) wrong.add("truncated through its entry: " + JfrFile.describe(event));
-            } else if (!ENTRY.equals(methods.get(methods.size() - 1)) || !(methods.contains(VIRTUAL_RUN) || inTransition(methods))) {
-                wrong.add("not the whole virtual thread stack: " + JfrFile.describe(event));
-            } else if (explicitRequest && !(Requester.class.getName() + ".request").equals(methods.get(0))) {
-                wrong.add("its own request is not at the call: " + JfrFile.describe(event));
-            }
-        }
-        System.out.printf("virtual threads: %d events, %d in a virtual thread (%d from timers), %d failed, %d truncated at frames"
-                + " still frozen; %d carriers armed%n", events.size(), inVirtual, timerInVirtual, failedInVirtual, truncatedInVirtual,
+        VirtualThreadEvents.Tally tally = VirtualThreadEvents.check(events);
+        System.out.printf("virtual threads: %d events, %s; %d carriers armed%n", events.size(), tally.summary(),
                 report.getInt("carriersArmed"));
+        List<String> wrong = tally.wrong();
+        long timerInVirtual = tally.timerInVirtual();
         if (!wrong.isEmpty()) broken.add("virtual threads: " + wrong.size() + " of " + events.size() + " events wrong, e.g. " + wrong.subList(0, Math.min(3, wrong.size())));
         if (timerInVirtual < MINIMUM_TIMER_REQUESTS_IN_VIRTUAL) {
             broken.add("virtual threads: only " + timerInVirtual + " timer requests landed in a virtual thread, fewer than "

@@ -25,6 +25,7 @@ import io.stackreq.testapp.JvmtiError;
 import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
+import io.stackreq.tests.support.MethodSplit;
 import io.stackreq.tests.support.OnEachJdk;
 import org.junit.jupiter.api.Tag;
 
@@ -110,28 +111,14 @@ class AttachProfileTest {
         assertEquals(0, report.exitCode(), () -> "report failed\n" + report);
         JsonNode json = JSON.readTree(report.stdout());
 
-        double[] truth = new double[METHODS.length];
-        double[] measured = new double[METHODS.length];
-        double truthSum = 0;
-        double measuredSum = 0;
-        for (int i = 0; i < METHODS.length; i++) {
-            truth[i] = after[i] - before[i];
-            measured[i] = Profiles.entry(json, METHODS[i]).path("selfPct").asDouble();
-            truthSum += truth[i];
-            measuredSum += measured[i];
-        }
-        StringBuilder table = new StringBuilder(jdk + " attach: method share of A+B+C, measured vs truth:");
-        for (int i = 0; i < METHODS.length; i++) {
-            truth[i] = 100 * truth[i] / truthSum;
-            measured[i] = 100 * measured[i] / measuredSum;
-            String method = METHODS[i].substring(METHODS[i].lastIndexOf('.') + 1);
-            table.append(String.format(Locale.ROOT, " %s %.2f%% vs %.2f%%;", method, measured[i], truth[i]));
-        }
-        table.append(String.format(Locale.ROOT, " A+B+C are %.1f%% of all samples; quality %s", measuredSum,
-                json.path("quality")));
+        MethodSplit split = MethodSplit.of(json, METHODS, before, after);
+        assertEquals(List.of(), split.missing(json),
+                () -> "methods not in the report: " + Profiles.entryNames(json));
+        String table = jdk + " attach: method share of A+B+C, measured vs truth:" + split.describe()
+                + "; quality " + json.path("quality");
         System.out.println(table);
         for (int i = 0; i < METHODS.length; i++) {
-            assertEquals(truth[i], measured[i], 3, table + "\n" + run);
+            assertEquals(split.truth()[i], split.measured()[i], 3, table + "\n" + run);
         }
 
         // Exact accounting after an attach: every accepted request is one event, each with its sample.
