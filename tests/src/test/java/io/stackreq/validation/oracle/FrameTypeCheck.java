@@ -214,9 +214,18 @@ public final class FrameTypeCheck {
         return false;
     }
 
-    /** The index of the first stack word after the one at after whose record is exactly frames; -1: none. */
+    /**
+     * The index of the first stack word after the one at after whose record is exactly frames; -1:
+     * none. Only words in code reported by the signal count: liboracle.so keeps a word in code the
+     * JVM reports while it scans, deep in the stack, a stale copy of a return address whose live
+     * one, above it, it did not keep (arm64 JDK 25, 2026-11-28: a caller reported 1 event after
+     * the request matched such a copy 600 words down, and the 240 frames below it found no record).
+     */
     private int recordOf(Snapshot snapshot, int after, List<Frame> frames) {
         for (int w = after + 1; w < snapshot.codeWords().length; w++) {
+            if (!compiledCode.reportedAt(snapshot.codeWords()[w], snapshot.codeSequence())) {
+                continue;
+            }
             List<CompiledCode.Scope> scope = compiledCode.scopeRecordedAt(snapshot.codeWords()[w],
                     snapshot.codeSequence());
             if (scope != null && scope.size() == frames.size() && OracleCheck.startsWith(frames, scope)) {

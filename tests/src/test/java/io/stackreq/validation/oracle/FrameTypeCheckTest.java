@@ -66,4 +66,14 @@ class FrameTypeCheckTest {
         assertEquals(0, tally.wrong, tally.summary());
         assertEquals(2, tally.unchecked, tally.summary());
     }
+
+    @Test
+    void aWordKeptInCodeReportedAfterTheSignalIsNoRecord() throws IOException {
+        // The caller's code was reported while liboracle.so scanned: it kept a word there, which
+        // may be a stale copy deeper in the stack, not the caller's live return address.
+        FrameTypeCheck.Tally tally = check(1, new int[] {5, 9}, new long[] {NO_RECORD, RETURN_ADDRESS});
+        assertEquals(1, tally.checked, tally.summary());
+        assertEquals(0, tally.wrong, tally.summary());
+        assertEquals(2, tally.unchecked, tally.summary());
+    }
 }
