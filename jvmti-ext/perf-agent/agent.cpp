@@ -129,10 +129,10 @@ void finish(jvmtiEnv* jvmti) {
     char tally[2048];
     if (g_writer.errors().format(tally, sizeof(tally)) == 0) strcpy(tally, "{...}");
     log_info("%" PRIu64 " samples written to %s, %" PRIu64 " lost (ring full); RequestStackTrace results %s; %" PRIu64
-             " threads sampled; %" PRIu64 " read errors, %" PRIu64 " re-arm errors, %" PRIu64
+             " threads sampled; %" PRIu64 " read errors, %" PRIu64
              " stray signals (queued before a thread was disarmed, or not ours)",
              g_writer.written(), g_writer.path().c_str(), stats.lost, tally, stats.armed_threads, stats.read_errors,
-             stats.rearm_errors, stats.foreign);
+             stats.foreign);
     if (stats.lost > 0) log_warn("%" PRIu64 " samples lost: the writer did not keep up", stats.lost);
     if (g_writer.write_errors() > 0) {
         log_warn("writing %s failed %" PRIu64 " times", g_writer.path().c_str(), g_writer.write_errors());

@@ -184,8 +184,8 @@ void build_attr(const EventSpec& spec, const AttrRequest& request, perf_event_at
         attr->sample_period = request.period;
         attr->freq = 0;
         attr->wakeup_events = 1;
-        // Armed by PERF_EVENT_IOC_REFRESH: the kernel disables the group after one overflow
-        // and queues the signal (POLL_HUP); the handler re-arms. No mmap ring is needed.
+        // Enabled once the signal is routed (PERF_EVENT_IOC_ENABLE); every overflow queues the
+        // signal with POLL_IN and si_fd. No mmap ring is needed.
         attr->disabled = 1;
     }
 }

@@ -39,8 +39,8 @@ struct AttrRequest {
     bool exclude_kernel = false;  // only when the paranoid level forbids kernel counting
 };
 
-// Fills *attr for spec. Leaders start disabled (armed later with PERF_EVENT_IOC_REFRESH so
-// each overflow disables the group and raises one signal); members follow their leader.
+// Fills *attr for spec. Leaders start disabled (enabled once the overflow signal is routed,
+// then every overflow raises it); members follow their leader.
 void build_attr(const EventSpec& spec, const AttrRequest& request, perf_event_attr* attr);
 
 }  // namespace stackreq_perf

@@ -64,8 +64,8 @@ int perf_group_open(const GroupConfig& config, pid_t tid, ThreadSlot* slot, int*
     return error;
 }
 
-int perf_group_arm(const ThreadSlot* slot) {
-    return ioctl(slot->fds[0], PERF_EVENT_IOC_REFRESH, 1) < 0 ? errno : 0;
+int perf_group_enable(const ThreadSlot* slot) {
+    return ioctl(slot->fds[0], PERF_EVENT_IOC_ENABLE, 0) < 0 ? errno : 0;
 }
 
 bool perf_group_read(const ThreadSlot* slot, uint64_t* values) {

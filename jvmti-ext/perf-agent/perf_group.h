@@ -1,5 +1,5 @@
 // One thread's perf counter group: open (leader samples, members count), route the
-// overflow signal to that thread, read all values at once, re-arm, close.
+// overflow signal to that thread, enable, read all values at once, close.
 #pragma once
 
 #include <sys/types.h>
@@ -21,13 +21,15 @@ struct GroupConfig {
 
 // Opens the group for tid (any thread of this process) into slot->fds/ids/fd_count and
 // reads the starting values into slot->previous. Leaves the group disabled: call
-// perf_group_arm. On failure closes what it opened, returns the errno and sets
+// perf_group_enable. On failure closes what it opened, returns the errno and sets
 // *failed_event to the index of the event that could not be opened.
 int perf_group_open(const GroupConfig& config, pid_t tid, ThreadSlot* slot, int* failed_event);
 
-// Enables the group until the leader's next overflow, which disables it and raises the
-// signal. Async-signal-safe. Returns 0 or errno.
-int perf_group_arm(const ThreadSlot* slot);
+// Starts the group counting. Every overflow of the leader raises the signal and the group
+// counts on: a signal the kernel merges into one already pending (SIGPROF from another
+// profiler) costs one sample, not the thread's sampling, as a group that waited for the handler
+// to re-enable it would. Returns 0 or errno.
+int perf_group_enable(const ThreadSlot* slot);
 
 // Reads every member (one read() of the leader) and stores each value into values[i] for
 // event i. Async-signal-safe. Returns false when the read fails or is short.

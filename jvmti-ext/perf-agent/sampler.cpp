@@ -32,7 +32,7 @@ std::atomic<int64_t> g_sequence{0};
 struct sigaction g_previous[_NSIG];
 bool g_installed[_NSIG];
 
-std::atomic<uint64_t> g_samples{0}, g_lost{0}, g_read_errors{0}, g_rearm_errors{0}, g_foreign{0}, g_armed{0},
+std::atomic<uint64_t> g_samples{0}, g_lost{0}, g_read_errors{0}, g_foreign{0}, g_armed{0},
     g_quarters{0};
 // Posted by a handler whose sample fills another quarter of the ring (sem_post is async-signal-safe),
 // and to stop the writer; the writer waits on it between drains.
@@ -47,8 +47,8 @@ int64_t monotonic_ns() {
 
 bool is_ours(const siginfo_t* info, const ThreadSlot* slot, size_t slot_index) {
     if (g_config.engine == EngineKind::kPerf) {
-        // fasync signals carry the band (POLL_HUP after an IOC_REFRESH limit) and si_fd.
-        return (info->si_code == POLL_HUP || info->si_code == POLL_IN) && info->si_fd == slot->fds[0];
+        // A counter's fasync signal carries the band and si_fd.
+        return info->si_code == POLL_IN && info->si_fd == slot->fds[0];
     }
     return info->si_code == SI_TIMER && info->si_value.sival_int == int(slot_index);
 }
@@ -91,9 +91,6 @@ bool take_sample(siginfo_t* info, void* context) {
         }
     } else {
         g_lost.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (g_config.engine == EngineKind::kPerf && perf_group_arm(slot) != 0) {
-        g_rearm_errors.fetch_add(1, std::memory_order_relaxed);
     }
     return true;
 }
@@ -226,7 +223,7 @@ bool Sampler::start(const SamplerConfig& config, std::string* error) {
     // A restart (start, stop, start again in a running JVM) reuses the ring and the table but
     // counts anew.
     for (std::atomic<uint64_t>* counter :
-         {&g_samples, &g_lost, &g_read_errors, &g_rearm_errors, &g_foreign, &g_armed, &g_quarters}) {
+         {&g_samples, &g_lost, &g_read_errors, &g_foreign, &g_armed, &g_quarters}) {
         counter->store(0);
     }
     for (int i = 0; i < config.event_count; i++) g_events[i] = config.events[i];
@@ -288,7 +285,7 @@ int Sampler::arm_thread(pid_t tid, bool replace_stale, int* failed_event) {
         result = perf_group_open(group, tid, slot, failed_event);
         if (result == 0) {
             slot->armed.store(1, std::memory_order_release);
-            result = perf_group_arm(slot);
+            result = perf_group_enable(slot);
         }
     } else {
         result = cpu_timer_open(tid, g_config.signal, int(g_threads.index_of(slot)), slot);
@@ -367,7 +364,6 @@ SamplerStats Sampler::stats() {
     stats.samples = g_samples.load();
     stats.lost = g_lost.load();
     stats.read_errors = g_read_errors.load();
-    stats.rearm_errors = g_rearm_errors.load();
     stats.foreign = g_foreign.load();
     stats.armed_threads = g_armed.load();
     stats.quarters_filled = g_quarters.load();

@@ -36,7 +36,6 @@ struct SamplerStats {
     uint64_t samples;       // pushed into the ring
     uint64_t lost;          // ring full
     uint64_t read_errors;   // group read failed (sample still taken, deltas 0)
-    uint64_t rearm_errors;  // PERF_EVENT_IOC_REFRESH failed: that thread stops sampling
     uint64_t foreign;       // signals not ours, or queued before their thread was disarmed
     uint64_t armed_threads; // threads armed so far
     uint64_t quarters_filled; // samples that filled another quarter of the ring (and woke the writer)

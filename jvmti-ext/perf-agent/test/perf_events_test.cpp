@@ -645,7 +645,7 @@ void test_perf_signals() {
     writer.finish(stats.lost);
 
     CHECK(g_bad_requests.load() == 0);
-    CHECK(stats.lost == 0 && stats.read_errors == 0 && stats.rearm_errors == 0);
+    CHECK(stats.lost == 0 && stats.read_errors == 0);
     CHECK(stats.samples == uint64_t(g_requests.load()));
     CHECK(stats.quarters_filled == stats.samples / 128);  // one handler a quarter woke the writer
     CHECK(g_popped.size() == stats.samples && writer.written() == stats.samples);
@@ -659,8 +659,8 @@ void test_perf_signals() {
         CHECK(sample.error == (sample.user_data % 2 == 1 ? JVMTI_ERROR_NONE : JVMTI_ERROR_WRONG_PHASE));
         if (sample.error != 0) wrong_phase++;
         // The leader's delta is the task-clock time between two overflows of that thread:
-        // about one period. Single deltas vary (hrtimer restarts with the remainder when the
-        // group is re-armed, preemption), so each is only bounded; the median is checked below.
+        // about one period. Single deltas vary (a handler that runs late reads late, and the next
+        // one early), so each is only bounded; the median is checked below.
         CHECK(sample.deltas[0] > 0 && sample.deltas[0] <= config.period * 100);
         leader_deltas.push_back(sample.deltas[0]);
         min_delta = std::min(min_delta, sample.deltas[0]);
@@ -698,6 +698,82 @@ void test_perf_signals() {
     // After stop, our signal handler stays installed and still chains foreign signals.
     syscall(SYS_tgkill, getpid(), current_tid(), SIGPROF);
     CHECK(g_previous_handler_calls.load() == 2);
+}
+
+int64_t thread_cpu_ns() {
+    timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+// Another SIGPROF user in the process (Datadog's profiler, a timer) can have a SIGPROF pending on
+// a thread when that thread's counter overflows: SIGPROF is a standard signal, so the kernel
+// merges the overflow's signal into the pending one and our handler never sees it. Made
+// deterministic here by blocking SIGPROF around the overflow. The thread must go on being
+// sampled after that; a group that waited for the handler to re-enable it stopped for good.
+void test_lost_overflow_signal() {
+    AgentOptions options = parse_ok("event=task-clock,interval=1ms");
+    bool exclude_kernel = true;
+    std::string error;
+    if (!probe_engine(options, &exclude_kernel, &error)) {
+        fprintf(stderr, "SKIPPED lost overflow signal test: %s\n", error.c_str());
+        return;
+    }
+    SamplerConfig config;
+    config.engine = EngineKind::kPerf;
+    config.events = options.events;
+    config.event_count = options.event_count;
+    config.period = options.period;
+    config.exclude_kernel = exclude_kernel;
+    config.signal = SIGPROF;
+    config.env = kFakeEnv;
+    config.request = fake_request;
+    CHECK(Sampler::start(config, &error));
+    g_requests.store(0);
+    int foreign_before = g_previous_handler_calls.load();
+    constexpr int kAfter = 50;
+    std::atomic<bool> give_up{false}, done{false};
+    int while_blocked = -1, foreign = -1;
+    pid_t tid = 0;
+    std::thread worker([&] {
+        int failed_event = -1;
+        tid = current_tid();
+        CHECK(Sampler::arm_thread(tid, true, &failed_event) == 0);
+        sigset_t profiling, unblocked;
+        sigemptyset(&profiling);
+        sigaddset(&profiling, SIGPROF);
+        pthread_sigmask(SIG_BLOCK, &profiling, &unblocked);
+        syscall(SYS_tgkill, getpid(), tid, SIGPROF);  // the other user's signal, now pending
+        int64_t until = thread_cpu_ns() + 20 * int64_t(config.period);  // 20 overflows' worth
+        while (thread_cpu_ns() < until) {
+        }
+        while_blocked = g_requests.load();
+        pthread_sigmask(SIG_SETMASK, &unblocked, nullptr);  // the pending SIGPROF: the other user's
+        foreign = g_previous_handler_calls.load() - foreign_before;
+        while (g_requests.load() < while_blocked + kAfter && !give_up.load()) {
+            volatile uint64_t spin = 0;
+            for (int i = 0; i < 20000; i++) spin += i;
+        }
+        Sampler::disarm_thread(tid);
+        done.store(true);
+    });
+    // A hang guard, not a timing assertion: a thread that is no longer sampled never gets there.
+    for (int waited = 0; waited < 300 && !done.load(); waited++) usleep(100000);
+    give_up.store(true);
+    worker.join();
+    Sampler::stop();
+    fprintf(stderr, "lost overflow signal: %d requests while SIGPROF was blocked, %d foreign, then %d of %d\n",
+            while_blocked, foreign, g_requests.load() - while_blocked, kAfter);
+    CHECK(g_bad_requests.load() == 0);
+    CHECK(while_blocked == 0 && foreign == 1);
+    CHECK(g_requests.load() >= while_blocked + kAfter);
+    Sample sample;
+    int samples = 0;
+    while (Sampler::pop(&sample)) {
+        CHECK(sample.tid == tid);
+        samples++;
+    }
+    CHECK(samples == g_requests.load());
 }
 
 void test_cpu_timer_signals() {
@@ -780,6 +856,7 @@ int main() {
     previous.sa_flags = SA_SIGINFO;
     CHECK(sigaction(SIGPROF, &previous, nullptr) == 0);
     test_perf_signals();
+    test_lost_overflow_signal();
     test_cpu_timer_signals();
     fprintf(stderr, "perf_events_test: OK\n");
     return 0;
