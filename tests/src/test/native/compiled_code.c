@@ -154,6 +154,11 @@ int compiled_code_may_hold(uintptr_t address) {
 }
 
 void compiled_code_finish(void) {
+    /* The JVM posts CompiledMethodLoad late, from its service thread: code installed near the end
+     * may not have been reported yet, though the last requests' stacks ran through it. Replayed
+     * here, it is recorded as loaded after every snapshot (the checker drops the repeats of code
+     * it already knows), so a stack word into it that was not kept is no missing record. */
+    if (g_jvmti != NULL && g_out != NULL) (*g_jvmti)->GenerateEvents(g_jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
     pthread_mutex_lock(&g_lock);
     if (g_out != NULL) {
         fclose(g_out);

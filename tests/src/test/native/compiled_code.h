@@ -29,7 +29,9 @@ uint32_t compiled_code_sequence(void);
  * JVM has reported (compiled methods and VM-generated code), i.e. may be a return address. */
 int compiled_code_may_hold(uintptr_t address);
 
-/* Flushes and closes the file; later events are ignored. */
+/* In the live phase: replays the compiled methods the JVM still holds (recorded as loaded now;
+ * the ones it had not reported yet are the point), then flushes and closes the file; later
+ * events are ignored. */
 void compiled_code_finish(void);
 
 #endif

@@ -86,11 +86,19 @@ public final class CompiledCode {
                             new Generated(Long.parseUnsignedLong(f[1], 16), Integer.parseInt(f[2]), f[3]));
                     case "M" -> keys.put(Long.parseUnsignedLong(f[1], 16), f[2]);
                     case "L" -> {
-                        current = new Method(keys.getOrDefault(Long.parseUnsignedLong(f[4], 16), "?"),
-                                Long.parseUnsignedLong(f[2], 16), Integer.parseInt(f[3]), Long.parseLong(f[1]));
-                        live.put(current.start, current);
-                        byStart.computeIfAbsent(current.start, s -> new ArrayList<>()).add(current);
-                        maxSize = Math.max(maxSize, current.size);
+                        String key = keys.getOrDefault(Long.parseUnsignedLong(f[4], 16), "?");
+                        long start = Long.parseUnsignedLong(f[2], 16);
+                        Method known = live.get(start);
+                        if (known != null && known.name.equals(key) && known.size == Integer.parseInt(f[3])) {
+                            // liboracle.so's replay at its end repeats the code it already knew:
+                            // loaded when it was first reported, not again.
+                            current = known;
+                        } else {
+                            current = new Method(key, start, Integer.parseInt(f[3]), Long.parseLong(f[1]));
+                            live.put(current.start, current);
+                            byStart.computeIfAbsent(current.start, s -> new ArrayList<>()).add(current);
+                            maxSize = Math.max(maxSize, current.size);
+                        }
                     }
                     case "P" -> {
                         List<Scope> stack = new ArrayList<>();
