@@ -34,8 +34,10 @@
  *  - RequestStackTrace(env, NULL, ucontext, data) is async-signal-safe: it never allocates,
  *    locks, or calls JNI/JVMTI. Call it from the handler of a signal delivered to the thread
  *    whose stack you want, passing that handler's own ucontext (a whole ucontext_t: it is
- *    copied), never one saved from another thread or an earlier signal. It may also be called
- *    from normal code (e.g. a JNI method) with ucontext == NULL. Any number of threads may
+ *    copied), never one saved from another thread or an earlier signal. It leaves errno as it
+ *    found it (with native=on its reads of the stack may fail, as system calls, with EFAULT),
+ *    so the interrupted code's errno survives a handler that does not save it. It may also be
+ *    called from normal code (e.g. a JNI method) with ucontext == NULL. Any number of threads may
  *    request at once, each for itself; the calling thread must be a Java thread whose start
  *    stackreq saw, or one that was running when libstackreq.so was loaded into a running JVM
  *    (else JVMTI_ERROR_UNATTACHED_THREAD). Such a thread's first request makes one gettid

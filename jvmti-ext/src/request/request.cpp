@@ -2,6 +2,7 @@
 // runs in signal handlers: atomics, the preallocated ring, the lock-free thread registry, the
 // walks (walk/) and, with native=on, the native unwinder, from threads JVMTI does not show too.
 // A request for another thread goes on in normal context (agent/request_functions.cpp).
+#include <errno.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -288,9 +289,14 @@ using namespace stackreq;
 // requester field, requesters.h): __builtin_return_address reads the call's own frame, nothing else.
 extern "C" JNIEXPORT jvmtiError JNICALL stackreq_RequestStackTraceImpl(jvmtiEnv* env, jthread* thread,
                                                                        void* ucontext, jlong user_data) {
+    // The caller is usually a signal handler: the interrupted code's errno must outlive the
+    // request, whose gettid and safe reads (native=on, process_vm_readv) are system calls.
+    const int interrupted_errno = errno;
     AgentState& state = agent();
     InFlight in_flight(state);
-    return request(state, thread, ucontext, user_data,
-                   Caller{env, reinterpret_cast<uintptr_t>(__builtin_return_address(0))});
+    const jvmtiError result = request(state, thread, ucontext, user_data,
+                                      Caller{env, reinterpret_cast<uintptr_t>(__builtin_return_address(0))});
+    errno = interrupted_errno;
+    return result;
 }
 

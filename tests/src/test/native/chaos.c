@@ -87,6 +87,7 @@ static atomic_int g_after_death;
 static atomic_int g_closed;
 static atomic_long g_late_signals;
 static atomic_long g_after_death_requests;
+static atomic_long g_errno_changed;
 
 /* Pacers and their targets. */
 static atomic_int g_targets[MAX_TARGETS]; /* tids; 0 = free */
@@ -195,6 +196,17 @@ static int own_stack(uintptr_t *low, uintptr_t *high, int *internal) {
 
 static int in_guard_margin(uint64_t value, uintptr_t low) { return value >= low && value < low + GUARD_BYTES; }
 
+/* No system call sets errno to this: a request that changes it broke the interrupted code's errno
+ * (stackreq.h: RequestStackTrace leaves errno as it found it). */
+#define ERRNO_SENTINEL 0x5eed
+
+static jvmtiError request_checking_errno(void *ucontext, long id) {
+    errno = ERRNO_SENTINEL;
+    jvmtiError rc = g_request(g_jvmti, NULL, ucontext, (jlong)id);
+    if (errno != ERRNO_SENTINEL) atomic_fetch_add(&g_errno_changed, 1);
+    return rc;
+}
+
 static void fuzzed_request(ucontext_t *real, long id) {
     ucontext_t copy;
     memcpy(&copy, real, sizeof(copy));
@@ -245,7 +257,7 @@ static void fuzzed_request(ucontext_t *real, long id) {
     gregs[REG_RBP] = (greg_t)fp;
     uint16_t mutation = (uint16_t)(0x8000 | kinds[0] | kinds[1] << 4 | kinds[2] << 8);
     int after_death = atomic_load(&g_after_death);
-    jvmtiError rc = g_request(g_jvmti, NULL, &copy, (jlong)id);
+    jvmtiError rc = request_checking_errno(&copy, id);
     record(id, rc, mutation, after_death);
 }
 
@@ -264,7 +276,7 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext) {
     if (per_signal <= 0) {
         long id = atomic_fetch_add(&g_next_id, 1) + 1;
         int after_death = atomic_load(&g_after_death);
-        record(id, g_request(g_jvmti, NULL, ucontext, (jlong)id), 0, after_death);
+        record(id, request_checking_errno(ucontext, id), 0, after_death);
     } else {
         for (int i = 0; i < per_signal; i++) {
             fuzzed_request((ucontext_t *)ucontext, atomic_fetch_add(&g_next_id, 1) + 1);
@@ -400,11 +412,12 @@ static int write_results(const char *prefix, long up_to) {
     FILE *text = fopen(path, "we");
     if (text == NULL) return errno;
     fprintf(text,
-            "ids=%ld\nissued=%ld\noverflow=%ld\nsignalsSent=%ld\nsignalErrors=%ld\nafterDeath=%ld\nlateSignals=%ld\n",
+            "ids=%ld\nissued=%ld\noverflow=%ld\nsignalsSent=%ld\nsignalErrors=%ld\nafterDeath=%ld\nlateSignals=%ld\n"
+            "errnoChanged=%ld\n",
             n,
             (long)atomic_load(&g_next_id), (long)atomic_load(&g_overflow), (long)atomic_load(&g_signals_sent),
             (long)atomic_load(&g_signal_errors), (long)atomic_load(&g_after_death_requests),
-            (long)atomic_load(&g_late_signals));
+            (long)atomic_load(&g_late_signals), (long)atomic_load(&g_errno_changed));
     for (int code = 0; code < RC_SLOTS; code++) {
         long c = atomic_load(&g_rc_count[code]);
         if (c != 0) fprintf(text, "rc.%d=%ld\n", code, c);

@@ -126,4 +126,18 @@ public final class Ledger {
         }
         return problems;
     }
+
+    /**
+     * No request changed errno: libchaos.so sets it to a value no system call gives before each
+     * request, and RequestStackTrace, called from signal handlers, must leave the interrupted
+     * code's errno as it found it.
+     */
+    public static List<String> errnoKept(ChaosResults results) {
+        String changed = results.counters.get("errnoChanged");
+        if (changed == null) {
+            return List.of("libchaos.so's counters lack errnoChanged: " + results.counters);
+        }
+        return Long.parseLong(changed) == 0 ? List.of()
+                : List.of(changed + " requests changed the caller's errno (RequestStackTrace must keep it)");
+    }
 }
