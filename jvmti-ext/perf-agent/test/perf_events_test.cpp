@@ -594,6 +594,20 @@ std::vector<std::string> read_lines(const std::string& path) {
     return lines;
 }
 
+// The perf engine on SIGPROF with the options' events, requesting through fake_request.
+SamplerConfig perf_config(const AgentOptions& options, bool exclude_kernel) {
+    SamplerConfig config;
+    config.engine = EngineKind::kPerf;
+    config.events = options.events;
+    config.event_count = options.event_count;
+    config.period = options.period;
+    config.exclude_kernel = exclude_kernel;
+    config.signal = SIGPROF;
+    config.env = kFakeEnv;
+    config.request = fake_request;
+    return config;
+}
+
 void test_perf_signals() {
     AgentOptions options = parse_ok("event=task-clock+page-faults,interval=1ms");
     bool exclude_kernel = true;
@@ -607,15 +621,7 @@ void test_perf_signals() {
         return;
     }
 
-    SamplerConfig config;
-    config.engine = EngineKind::kPerf;
-    config.events = options.events;
-    config.event_count = options.event_count;
-    config.period = options.period;
-    config.exclude_kernel = exclude_kernel;
-    config.signal = SIGPROF;
-    config.env = kFakeEnv;
-    config.request = fake_request;
+    SamplerConfig config = perf_config(options, exclude_kernel);
     // Small enough that the handlers fill quarters of it (and post the writer's semaphore), large
     // enough that the samples fit without the writer draining.
     config.ring_capacity = 512;
@@ -719,15 +725,7 @@ void test_lost_overflow_signal() {
         fprintf(stderr, "SKIPPED lost overflow signal test: %s\n", error.c_str());
         return;
     }
-    SamplerConfig config;
-    config.engine = EngineKind::kPerf;
-    config.events = options.events;
-    config.event_count = options.event_count;
-    config.period = options.period;
-    config.exclude_kernel = exclude_kernel;
-    config.signal = SIGPROF;
-    config.env = kFakeEnv;
-    config.request = fake_request;
+    SamplerConfig config = perf_config(options, exclude_kernel);
     CHECK(Sampler::start(config, &error));
     g_requests.store(0);
     int foreign_before = g_previous_handler_calls.load();
