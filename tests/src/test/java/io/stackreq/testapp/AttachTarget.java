@@ -1,11 +1,9 @@
 package io.stackreq.testapp;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -58,17 +56,11 @@ public final class AttachTarget {
             System.out.println("cpu " + CPU_NANOS[0].sum() + " " + CPU_NANOS[1].sum() + " " + CPU_NANOS[2].sum() + " "
                     + LATE_WORKERS.get());
             if (!ready) {
-                writeAtomically(dir.resolve("pid"), Long.toString(ProcessHandle.current().pid()));
+                PidFile.write(dir);
                 ready = true;
             }
             Thread.sleep(100);
         }
-    }
-
-    private static void writeAtomically(Path file, String text) throws IOException {
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(temporary, text);
-        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static void work(long untilNanos) {

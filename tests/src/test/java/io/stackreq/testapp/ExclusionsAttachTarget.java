@@ -75,8 +75,12 @@ public final class ExclusionsAttachTarget {
         try (Stream before = new Stream(report, "before", 1)) {
             before.await(before.dispatching, "stream started before the attach");
             System.out.println("cpu 0 0 0 0");
-            Files.writeString(dir.resolve("pid"), Long.toString(ProcessHandle.current().pid()));
+            PidFile.write(dir);
             while (!Files.exists(dir.resolve("attached"))) {
+                if (Files.exists(dir.resolve("stop"))) {
+                    // The test gave up before its attach: no report, and no wait for its timeout.
+                    System.exit(3);
+                }
                 Thread.sleep(50);
             }
             report.put("enable.rc", Requester.enable());

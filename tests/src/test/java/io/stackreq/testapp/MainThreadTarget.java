@@ -1,11 +1,9 @@
 package io.stackreq.testapp;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -88,7 +86,7 @@ public final class MainThreadTarget {
             System.out.println("cpu " + CPU_NANOS[0].sum() + " " + CPU_NANOS[1].sum() + " " + CPU_NANOS[2].sum() + " "
                     + POOL_WOKEN.sum());
             if (!ready) {
-                writeAtomically(dir.resolve("pid"), Long.toString(ProcessHandle.current().pid()));
+                PidFile.write(dir);
                 ready = true;
             }
             before = threads.getCurrentThreadCpuTime();
@@ -121,11 +119,5 @@ public final class MainThreadTarget {
         CPU_NANOS[1].add(afterB - afterA);
         CPU_NANOS[2].add(afterC - afterB);
         return afterC;
-    }
-
-    private static void writeAtomically(Path file, String text) throws IOException {
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(temporary, text);
-        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
     }
 }
