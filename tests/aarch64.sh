@@ -504,7 +504,7 @@ aarch64_target_prepare() {
     local sources=$repo/tests/src/test/java/io/stackreq/testapp
     target_classes=$work/target-classes
     "$host_jdk/bin/javac" --release 17 -d "$target_classes" "$sources/MainThreadTarget.java" "$sources/AttachTarget.java" \
-        "$sources/Args.java" "$sources/KeyValues.java" "$repo/analysis/src/main/java/io/stackreq/demo/TwoPhase.java" ||
+        "$sources/Args.java" "$sources/KeyValues.java" "$sources/PidFile.java" "$repo/analysis/src/main/java/io/stackreq/demo/TwoPhase.java" ||
         { echo "tests/aarch64.sh: MainThreadTarget was not compiled" >&2; return 1; }
 }
 
