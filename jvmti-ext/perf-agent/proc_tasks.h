@@ -25,8 +25,9 @@ std::vector<pid_t> list_own_tids();
 // The threads of this process with their names. Normal context.
 std::vector<TaskComm> list_own_tasks();
 
-// True when the thread tid of this process blocks signal (SigBlk in /proc/self/task/<tid>/status):
-// the sampling signal would never reach it. False when that cannot be read. Normal context.
+// True when the thread tid of this process blocks signal (SigBlk in /proc/self/task/<tid>/status)
+// in each of five reads 2 ms apart: the sampling signal would never reach it. False when that
+// cannot be read. Normal context; up to 8 ms for a thread that blocks it.
 bool task_blocks_signal(pid_t tid, int signal);
 
 // True when comm is what the kernel shows for a thread named java_name: the name cut to 15
