@@ -88,13 +88,14 @@ public final class CompiledCode {
                     case "L" -> {
                         String key = keys.getOrDefault(Long.parseUnsignedLong(f[4], 16), "?");
                         long start = Long.parseUnsignedLong(f[2], 16);
+                        int size = Integer.parseInt(f[3]);
                         Method known = live.get(start);
-                        if (known != null && known.name.equals(key) && known.size == Integer.parseInt(f[3])) {
+                        if (known != null && known.name.equals(key) && known.size == size) {
                             // liboracle.so's replay at its end repeats the code it already knew:
                             // loaded when it was first reported, not again.
                             current = known;
                         } else {
-                            current = new Method(key, start, Integer.parseInt(f[3]), Long.parseLong(f[1]));
+                            current = new Method(key, start, size, Long.parseLong(f[1]));
                             live.put(current.start, current);
                             byStart.computeIfAbsent(current.start, s -> new ArrayList<>()).add(current);
                             maxSize = Math.max(maxSize, current.size);

@@ -30,8 +30,8 @@ import io.stackreq.validation.oracle.OracleCheck.Snapshot;
  * a stack word is in code the JVM never reported, after an attach or with the signal's PC in such
  * code, or when code the JVM reported only after the signal records exactly that run's frames
  * (liboracle.so keeps the words in code it knows of at the signal, and replays the code the JVM
- * holds when it finishes, which reports what the JVM had not posted yet), count as unchecked. So do "Interpreted"
- * frames below the top physical frame: the stack words cannot tell them from compiled ones,
+ * holds when it finishes, which reports what the JVM had not posted yet), count as unchecked. So
+ * do "Interpreted" frames below the top physical frame: the stack words cannot tell them from compiled ones,
  * since an interpreted frame's unused slots keep stale return addresses of compiled code that
  * ran there before (after an attach, of code deoptimized since, in every frame); for the same
  * reason a compiled run's record may be found in a stale word: the check can miss a wrong type
