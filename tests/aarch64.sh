@@ -36,8 +36,9 @@
 #                                              seconds per thread), null-ucontext (3 s), run
 #                                              --walker asgct (3 CPU seconds per thread),
 #                                              continuous (2 s) and attach (6 s); on JDK 25 only
-#                                              requests (with virtual threads); one line at the end
-#                                              names every failure, exit 1
+#                                              requests (with virtual threads); at the end a
+#                                              line per failure with why (the check's BROKEN
+#                                              lines and its last line), exit 1
 #
 # jdk: Debian bookworm's openjdk-17-jdk-headless and openjdk-17-jre-headless for arm64, with the
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), or trixie's openjdk-25-jdk-headless
@@ -583,14 +584,25 @@ aarch64_continuous() {
     echo "tests/aarch64.sh: continuous recording on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
 }
 
-# target_cpu_when DIR PATTERN JOB: the target's last cpu line (DIR/target.out) once the profile's
-# samples file (DIR/profile/samples.jsonl) has a line matching PATTERN; fails when JOB ends before.
+# target_cpu_when DIR PATTERN JOB [next]: the target's last cpu line (DIR/target.out) once the
+# profile's samples file (DIR/profile/samples.jsonl) has a line matching PATTERN; with next, the
+# first cpu line printed after that instead. Fails when JOB ends before (or, with next, when no
+# line comes within 60 s).
 target_cpu_when() {
-    local dir=$1 pattern=$2 job=$3
+    local dir=$1 pattern=$2 job=$3 next=${4:-} lines waited=0
     until grep -q "$pattern" "$dir/profile/samples.jsonl" 2>/dev/null; do
         kill -0 "$job" 2>/dev/null || return 1
         sleep 0.05
     done
+    if [[ $next == next ]]; then
+        lines=$(grep -c '^cpu ' "$dir/target.out")
+        until (($(grep -c '^cpu ' "$dir/target.out") > lines)); do
+            ((waited++ < 1200)) || return 1
+            sleep 0.05
+        done
+        grep '^cpu ' "$dir/target.out" | sed -n "$((lines + 1))p"
+        return
+    fi
     grep '^cpu ' "$dir/target.out" | tail -1
 }
 
@@ -608,9 +620,12 @@ aarch64_attach() {
         -i 4ms --duration "${seconds}s" -o "$out/profile" >"$out/profile.txt" 2>&1 &
     profile_job=$!
     # The target's CPU time over the sampling itself, which begins seconds after the attach (JFR
-    # starts in the target meanwhile) while the JIT may still change the methods' speeds: its cpu
-    # lines when the perf agent has written its start line and its end line.
-    before=$(target_cpu_when "$out" '"type":"start"' "$profile_job") || true
+    # starts in the target meanwhile): from its first cpu line after the perf agent's start line
+    # to its last before the end line. Not from its last line before the start: around the attach
+    # methodA runs slow for a while (arm64 JDK 17: two lines 1.4 and 1.6 s apart, 88% and 82% of
+    # their CPU time in methodA, against 50% in the other 97), and a line written before that
+    # and read after it gave methodA 58.4% of a truth the profile never sampled (49.2%).
+    before=$(target_cpu_when "$out" '"type":"start"' "$profile_job" next) || true
     after=$(target_cpu_when "$out" '"type":"end"' "$profile_job") || true
     wait "$profile_job" && [[ -n $before && -n $after ]] ||
         { echo "tests/aarch64.sh: profile --pid failed ($out/profile.txt):" >&2; tail -20 "$out/profile.txt" >&2; target_stop "$out"; return 1; }
@@ -624,6 +639,20 @@ aarch64_attach() {
     echo "tests/aarch64.sh: attach on the arm64 JDK $feature: $((SECONDS - step)) s" >&2
 }
 
+# ci_check FAILURE COMMAND...: runs COMMAND (its output shown, and kept in WORK/ci-check.log) and,
+# when it fails, adds FAILURE to ci's failures with why: the BROKEN lines of the check and the
+# output's last line. CI keeps only the end of its output, so that line must say why.
+ci_check() {
+    local failure=$1 log=$work/ci-check.log status why
+    shift
+    "$@" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    ((status == 0)) && return 0
+    why=$( { grep -E '^BROKEN: ' "$log"; tail -1 "$log"; } | cut -c1-300 | awk '!seen[$0]++' | paste -sd'|' | sed 's/|/ | /g')
+    failed+=("$failure: ${why:-no output}")
+    return "$status"
+}
+
 # ci: everything above once, every failure named at the end.
 aarch64_ci() {
     local seconds=$1 started=$SECONDS feature failed=() status=0 oracle_ready=1 cli_ready=0
@@ -633,48 +662,49 @@ aarch64_ci() {
     aarch64_oracle_prepare || { oracle_ready=0; failed+=("the oracle's build"); }
     for feature in 17 25; do
         echo "tests/aarch64.sh ci: arm64 JDK $feature" >&2
-        aarch64_run "$feature" "$seconds" || failed+=("Workload's recording on the arm64 JDK $feature ($work/jdk$feature)")
+        ci_check "Workload's recording on the arm64 JDK $feature ($work/jdk$feature)" aarch64_run "$feature" "$seconds" || true
         if ((oracle_ready)); then
-            aarch64_oracle "$feature" "$oracle_seconds" || failed+=("the oracle on the arm64 JDK $feature ($work/oracle-jdk$feature)")
+            ci_check "the oracle on the arm64 JDK $feature ($work/oracle-jdk$feature)" aarch64_oracle "$feature" "$oracle_seconds" || true
         fi
     done
     # The checks below are of parts that work alike on both JDKs; each runs on one JDK, the one
     # that takes less time under emulation unless the part differs on the other (virtual threads
     # on 25), so that the aarch64 set stays under 8 minutes and the whole CI under 30.
     if aarch64_native_prepare; then
-        aarch64_native_run 17 3 || failed+=("native=on on the arm64 JDK 17 ($work/native/jdk17)")
+        ci_check "native=on on the arm64 JDK 17 ($work/native/jdk17)" aarch64_native_run 17 3 || true
     else
         failed+=("the native=on program's build")
     fi
     if aarch64_null_ucontext_prepare; then
-        aarch64_null_ucontext_run 17 3 || failed+=("null-ucontext=signal on the arm64 JDK 17 ($work/null-ucontext/jdk17)")
+        ci_check "null-ucontext=signal on the arm64 JDK 17 ($work/null-ucontext/jdk17)" aarch64_null_ucontext_run 17 3 || true
     else
         failed+=("the null-ucontext check's build")
     fi
     if aarch64_demo_prepare; then
         cli_ready=1
         for feature in 17 25; do
-            aarch64_demo_run "$feature" 10 || failed+=("the demo on the arm64 JDK $feature ($work/demo/jdk$feature)")
+            ci_check "the demo on the arm64 JDK $feature ($work/demo/jdk$feature)" aarch64_demo_run "$feature" 10 || true
         done
     else
         failed+=("the demo's CLI jar")
     fi
-    aarch64_run 17 3 asgct || failed+=("Workload's recording with walker=asgct on the arm64 JDK 17 ($work/jdk17-asgct)")
+    ci_check "Workload's recording with walker=asgct on the arm64 JDK 17 ($work/jdk17-asgct)" aarch64_run 17 3 asgct || true
     if ((oracle_ready)) && aarch64_requests_prepare; then
-        aarch64_requests 25 || failed+=("librequester.so's requests on the arm64 JDK 25 ($work/requests/jdk25)")
+        ci_check "librequester.so's requests on the arm64 JDK 25 ($work/requests/jdk25)" aarch64_requests 25 || true
     else
         failed+=("librequester.so's requests (not built)")
     fi
     if aarch64_target_prepare; then
-        aarch64_continuous 17 2 || failed+=("the continuous recording on the arm64 JDK 17 ($work/continuous/jdk17)")
+        ci_check "the continuous recording on the arm64 JDK 17 ($work/continuous/jdk17)" aarch64_continuous 17 2 || true
         if ((cli_ready && oracle_ready)); then
-            aarch64_attach 17 6 || failed+=("the attach on the arm64 JDK 17 ($work/attach/jdk17)")
+            ci_check "the attach on the arm64 JDK 17 ($work/attach/jdk17)" aarch64_attach 17 6 || true
         fi
     else
         failed+=("MainThreadTarget's build")
     fi
     if ((${#failed[@]})); then
-        echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
+        echo "tests/aarch64.sh ci: FAILED after $((SECONDS - started)) s:" >&2
+        printf '  %s\n' "${failed[@]}" >&2
         return 1
     fi
     echo "tests/aarch64.sh ci: passed in $((SECONDS - started)) s (unit tests, Workload, the oracle and the demo on arm64 JDK 17 and 25; native=on, null-ucontext=signal, walker=asgct, continuous recordings and attach on 17; librequester.so's requests and virtual threads on 25)" >&2
