@@ -16,6 +16,8 @@ import io.stackreq.validation.oracle.OracleRun;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,6 +41,7 @@ class OracleAttachTest {
 
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @Execution(ExecutionMode.CONCURRENT)
     void signalRequestsMatchShadowStacksAfterAnAttach(Jdk jdk) {
         OracleRun.Result result = OracleRun.runAttached(jdk, dir, WORKLOADS, WARMUP_SECONDS, SECONDS);
         System.out.println(OracleTable.markdown(result, SECONDS) + "\n" + OracleTable.examples(result));

@@ -25,13 +25,16 @@ import io.stackreq.validation.oracle.OracleRun;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 4 in CI: the short version of {@code tests/validate} (durations {@link Durations#CI},
  * {@link Durations#FULL} with {@code -Dstackreq.validate.full=true}). Prints the tables and
- * appends them to {@code target/validation-ci-tables.md}.
+ * appends them to {@code target/validation-ci-tables.md}. Two of its runs go at a time (tests/pom.xml:
+ * each workload runs on one thread, so two JVMs keep two cores busy).
  */
 @Tag("alone")
 class ValidationTest {
@@ -60,6 +63,7 @@ class ValidationTest {
 
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @Execution(ExecutionMode.CONCURRENT)
     void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
         Durations durations = Durations.fromSystemProperties();
         OracleRun.Result result = OracleRun.run(jdk, dir, OracleMain.WORKLOADS, durations.oracleSeconds());
@@ -108,6 +112,7 @@ class ValidationTest {
 
     @ParameterizedTest
     @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @Execution(ExecutionMode.CONCURRENT)
     void stackreqIsAsCloseToTheTruthAsAsyncProfilerAndBiasedModeIsNot(Jdk jdk) throws IOException {
         Durations durations = Durations.fromSystemProperties();
         BiasBenchmark.Result result = BiasBenchmark.run(jdk, dir, BiasBenchmark.ciPlan(), durations.biasSeconds());
@@ -163,7 +168,7 @@ class ValidationTest {
                         cell.hot(), expected, MIN_NATIVE_TOP_PERCENT, cell.hotTops()));
     }
 
-    private static void report(String text) throws IOException {
+    private static synchronized void report(String text) throws IOException {
         System.out.println(text);
         Path file = Path.of(System.getProperty("stackreq.root", "..")).resolve("tests/target/validation-ci-tables.md");
         Files.createDirectories(file.getParent());
