@@ -16,13 +16,6 @@
 #include "method_key.h"
 
 #define KNOWN_METHODS (1 << 18)
-#define LIVE_CODE (1 << 16)
-#define FREED_CODE ((uintptr_t)1)
-
-struct code_range {
-    uintptr_t address; /* 0 never used, FREED_CODE once unloaded */
-    jint size;
-};
 
 static jvmtiEnv *g_jvmti;
 static FILE *g_out;
@@ -32,12 +25,6 @@ static atomic_uint g_sequence;
 static jmethodID g_known[KNOWN_METHODS];
 static atomic_uintptr_t g_code_low = UINTPTR_MAX;
 static atomic_uintptr_t g_code_high;
-/* The compiled code recorded and not unloaded, so that the replay at the end writes only what
- * was missing: writing all of it again took the arm64 JDK 25's oracle under qemu from 79 to
- * 101 s. Open addressing; only read and written under g_lock. */
-static struct code_range g_live[LIVE_CODE];
-/* Set on the thread that replays: GenerateEvents posts its events on the calling thread. */
-static _Thread_local int g_replaying;
 
 static void widen_code_range(const void *address, jint length) {
     uintptr_t low = (uintptr_t)address, high = low + (uintptr_t)length;
@@ -46,32 +33,6 @@ static void widen_code_range(const void *address, jint length) {
     }
     seen = atomic_load(&g_code_high);
     while (high > seen && !atomic_compare_exchange_weak(&g_code_high, &seen, high)) {
-    }
-}
-
-static unsigned live_slot(uintptr_t address, unsigned probe) {
-    return (unsigned)(((address >> 4) * 0x9E3779B97F4A7C15ULL >> 40) + probe) & (LIVE_CODE - 1);
-}
-
-/* Whether the code is recorded as loaded and not unloaded; when not, and add is set, records it
- * (when the table is full, it is just not remembered: the replay then writes it again). */
-static int live_code(uintptr_t address, jint size, int add) {
-    for (unsigned probe = 0; probe < 64; probe++) {
-        struct code_range *slot = &g_live[live_slot(address, probe)];
-        if (slot->address == address && slot->size == size) return 1;
-        if (slot->address == 0) {
-            if (add) *slot = (struct code_range){address, size};
-            return 0;
-        }
-    }
-    return 0;
-}
-
-static void forget_code(uintptr_t address) {
-    for (unsigned probe = 0; probe < 64; probe++) {
-        struct code_range *slot = &g_live[live_slot(address, probe)];
-        if (slot->address == 0) return;
-        if (slot->address == address) slot->address = FREED_CODE;
     }
 }
 
@@ -98,7 +59,7 @@ static void JNICALL on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, c
     (void)map;
     widen_code_range(code_addr, code_size);
     pthread_mutex_lock(&g_lock);
-    if (g_out != NULL && !(live_code((uintptr_t)code_addr, code_size, 1) && g_replaying)) {
+    if (g_out != NULL) {
         declare(method);
         const jvmtiCompiledMethodLoadRecordHeader *record = compile_info;
         for (; record != NULL; record = record->next) {
@@ -134,7 +95,6 @@ static void JNICALL on_unload(jvmtiEnv *jvmti, jmethodID method, const void *cod
     (void)method;
     pthread_mutex_lock(&g_lock);
     if (g_out != NULL) {
-        forget_code((uintptr_t)code_addr);
         unsigned sequence = atomic_fetch_add(&g_sequence, 1) + 1;
         fprintf(g_out, "U %u %lx\n", sequence, (unsigned long)(uintptr_t)code_addr);
     }
@@ -196,13 +156,9 @@ int compiled_code_may_hold(uintptr_t address) {
 void compiled_code_finish(void) {
     /* The JVM posts CompiledMethodLoad late, from its service thread: code installed near the end
      * may not have been reported yet, though the last requests' stacks ran through it. Replayed
-     * here, it is recorded as loaded after every snapshot, so a stack word into it that was not
-     * kept is no missing record; what was recorded already is not written again. */
-    if (g_jvmti != NULL && g_out != NULL) {
-        g_replaying = 1;
-        (*g_jvmti)->GenerateEvents(g_jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
-        g_replaying = 0;
-    }
+     * here, it is recorded as loaded after every snapshot (the checker drops the repeats of code
+     * it already knows), so a stack word into it that was not kept is no missing record. */
+    if (g_jvmti != NULL && g_out != NULL) (*g_jvmti)->GenerateEvents(g_jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
     pthread_mutex_lock(&g_lock);
     if (g_out != NULL) {
         fclose(g_out);

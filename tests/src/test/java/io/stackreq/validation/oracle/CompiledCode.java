@@ -91,8 +91,8 @@ public final class CompiledCode {
                         int size = Integer.parseInt(f[3]);
                         Method known = live.get(start);
                         if (known != null && known.name.equals(key) && known.size == size) {
-                            // liboracle.so's replay at its end repeats code it already knew when
-                            // its table of that code is full: loaded when first reported, not again.
+                            // liboracle.so's replay at its end repeats the code it already knew:
+                            // loaded when it was first reported, not again.
                             current = known;
                         } else {
                             current = new Method(key, start, size, Long.parseLong(f[1]));
