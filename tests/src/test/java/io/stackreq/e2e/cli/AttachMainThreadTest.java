@@ -49,12 +49,12 @@ class AttachMainThreadTest {
     private static final String[] METHODS = {TwoPhase.METHOD_A, TwoPhase.METHOD_B,
             AttachTarget.class.getName() + ".methodC"};
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String DURATION = "6s";
+    private static final String DURATION = "4s";
 
     @OnEachJdk
     void samplesTheMainThreadAfterAnAttach(Jdk jdk) throws Exception {
         Path dir = workDir(jdk, "attach-main");
-        AttachTargetRun target = AttachTargetRun.start(jdk, dir, MainThreadTarget.class, List.of("warmupSeconds=3"),
+        AttachTargetRun target = AttachTargetRun.start(jdk, dir, MainThreadTarget.class, List.of("warmupSeconds=2"),
                 "-Xms64m", "-Xmx64m");
         JvmRun.Result exited;
         try {
@@ -83,7 +83,7 @@ class AttachMainThreadTest {
     void samplesParkedPoolThreadsWokenAfterAnAttach(Jdk jdk) throws Exception {
         Path dir = workDir(jdk, "attach-main-pool");
         AttachTargetRun target = AttachTargetRun.start(jdk, dir, MainThreadTarget.class,
-                List.of("warmupSeconds=3", "pool=2"), "-Xms64m", "-Xmx64m");
+                List.of("warmupSeconds=2", "pool=2"), "-Xms64m", "-Xmx64m");
         JvmRun.Result exited;
         try {
             long pid = target.awaitPid();

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Tag;
 /**
  * Issue 16, acceptance 1-4: a JVM started without agents ({@link AttachTarget}: two workers
  * started before any attach split their CPU time 3:2:1 between methodA, methodB and methodC, and
- * measure it with the thread CPU clock) is profiled with {@code stackreq profile --pid} for 10 s
+ * measure it with the thread CPU clock) is profiled with {@code stackreq profile --pid} for 5 s
  * after a warm-up: each method's share of the three is within 3 points of the measured split, the
  * workers started before the attach are sampled, and so is a thread started after it; no sample
  * is refused with UNATTACHED_THREAD (a late worker's last signals, after stackreq's ThreadEnd and
@@ -70,7 +70,7 @@ class AttachProfileTest {
         try {
             long pid = target.awaitPid();
             long[] before = lastCpuLine(dir);
-            JvmRun.Result first = profile(jdk, dir, pid, 1, "10s");
+            JvmRun.Result first = profile(jdk, dir, pid, 1, "5s");
             long[] after = lastCpuLine(dir);
             long firstRss = rssKib(pid);
             checkShares(jdk, dir, before, after, first);
