@@ -118,21 +118,41 @@ void drain_locked(EmitterState& e, JNIEnv* jni) {
     }
 }
 
-// Waits (bounded) for requests that are still being captured. A request running on this very
-// thread (a flush from inside a signal handler's interrupted code) cannot finish while we wait,
-// hence the bound.
-void drain_all_locked(EmitterState& e, JNIEnv* jni) {
+// Waits (bounded) for requests that are still being captured; false when it gave up. A request
+// running on this very thread (a flush from inside a signal handler's interrupted code) cannot
+// finish while we wait, hence the bound.
+bool drain_all_locked(EmitterState& e, JNIEnv* jni) {
     AgentState& state = agent();
     const uint64_t thread_ends = jvmti_records().threads.end_count();
     for (int attempt = 0; attempt < 2000; attempt++) {
         drain_locked(e, jni);
         if (!state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0) {
             e.drained_thread_ends = thread_ends;
-            return;
+            return true;
         }
         usleep(500);
     }
     Log::warn("gave up waiting for a request still being captured");
+    return false;
+}
+
+// Drains every request timed up to the time it returns. A request counts itself in flight before
+// it reads its time, so one timed before that return value is drained or still in flight when
+// the ring and the in-flight count are looked at after it: then they are drained again. Read
+// after the drain without that second look, the time let a request that began in between be
+// timed before a cut yet stored after it, and no later window took it (StressChurnTest, JDK 25:
+// one accepted request of 253,086 without its event). Caller holds e.mutex.
+int64_t drain_until_now_locked(EmitterState& e, JNIEnv* jni) {
+    AgentState& state = agent();
+    for (int attempt = 0;; attempt++) {
+        if (!drain_all_locked(e, jni)) return monotonic_ticks();  // gave up, and said so
+        const int64_t now = monotonic_ticks();
+        if (!state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0) return now;
+        if (attempt == 100) {
+            Log::warn("requests kept arriving while a chunk was cut: one of them may be missing from it");
+            return now;
+        }
+    }
 }
 
 // --- write: events of the store -> a chunk in a file ---
@@ -183,8 +203,7 @@ void trim_locked(EmitterState& e) {
 template <typename Collect>
 auto drain_and_collect(EmitterState& e, JNIEnv* jni, Collect collect) {
     std::lock_guard<std::mutex> guard(e.mutex);
-    drain_all_locked(e, jni);
-    return collect(monotonic_ticks());
+    return collect(drain_until_now_locked(e, jni));
 }
 
 // Appends the events requested after the last JFR cut, up to now, to path (on the time scale of
@@ -467,12 +486,11 @@ bool Emitter::recording_stopped(JNIEnv* jni, int64_t recording_id, const char* p
     {
         std::lock_guard<std::mutex> guard(e.mutex);
         int64_t start = e.store.recording_stopped(recording_id);
-        drain_all_locked(e, jni);
+        const int64_t now = drain_until_now_locked(e, jni);
         write = start >= 0 && path != nullptr;
         if (write) {
             TickScale scale;
             if (!read_first_chunk_scale(path, &scale)) Log::debug("%s: no JFR chunk header to align times with", path);
-            int64_t now = monotonic_ticks();
             collect_window_locked(e, {0, start, now, start}, start, now, scale, false, &content);
         }
     }
