@@ -142,7 +142,8 @@
 # AttachMainThreadTest on x86_64: every output written, main and the pool thread each with a
 # quarter of the samples at least, methodA, methodB and methodC 90% of the samples and each one's
 # share of the three within 3 points of the share of their CPU time the target measured with its
-# threads' CPU clocks, from 500 matched samples at least, no request refused with
+# threads' CPU clocks (from 2 s into the sampling to its end; aarch64_attach says why), from 500
+# matched samples at least, no request refused with
 # UNATTACHED_THREAD, and every accepted request one event with its sample. MainThreadTarget runs
 # units of 20,000,000 iterations here (x86_64: 2,000,000), 10 ticks of the CPU-time timer.
 # Installs what is missing through apt (the cross g++, qemu-user-static, maven).

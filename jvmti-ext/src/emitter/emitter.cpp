@@ -118,6 +118,11 @@ void drain_locked(EmitterState& e, JNIEnv* jni) {
     }
 }
 
+// Nothing in the ring and no request between its first gate check and its publish.
+bool requests_settled(const AgentState& state) {
+    return !state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0;
+}
+
 // Waits (bounded) for requests that are still being captured; false when it gave up. A request
 // running on this very thread (a flush from inside a signal handler's interrupted code) cannot
 // finish while we wait, hence the bound.
@@ -126,7 +131,7 @@ bool drain_all_locked(EmitterState& e, JNIEnv* jni) {
     const uint64_t thread_ends = jvmti_records().threads.end_count();
     for (int attempt = 0; attempt < 2000; attempt++) {
         drain_locked(e, jni);
-        if (!state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0) {
+        if (requests_settled(state)) {
             e.drained_thread_ends = thread_ends;
             return true;
         }
@@ -147,7 +152,7 @@ int64_t drain_until_now_locked(EmitterState& e, JNIEnv* jni) {
     for (int attempt = 0;; attempt++) {
         if (!drain_all_locked(e, jni)) return monotonic_ticks();  // gave up, and said so
         const int64_t now = monotonic_ticks();
-        if (!state.ring.has_unconsumed() && state.in_flight.load(std::memory_order_acquire) == 0) return now;
+        if (requests_settled(state)) return now;
         if (attempt == 100) {
             Log::warn("requests kept arriving while a chunk was cut: one of them may be missing from it");
             return now;
