@@ -44,7 +44,7 @@
 # libraries they need (libc6, libgcc-s1, libstdc++6, zlib1g), or trixie's openjdk-25-jdk-headless
 # and openjdk-25-jre-headless with trixie's (the same and libzstd1), downloaded with a private apt
 # configuration (the system's sources, lists, architectures and installed packages are left
-# alone; tests/debian-jdk.sh, shared with tests/jdk21.sh) and unpacked with dpkg -x into
+# alone; tests/debian-jdk.sh, shared with tests/jdk.sh) and unpacked with dpkg -x into
 # $STACKREQ_CACHE/jdk17-arm64/<version>/root (jdk25-arm64 for 25), by default /var/cache/stackreq
 # as root and ${XDG_CACHE_HOME:-~/.cache}/stackreq otherwise: outside the clone, so CI downloads
 # them once per machine (288 MB and 358 MB unpacked; trixie's download is 138 MB). Absolute links

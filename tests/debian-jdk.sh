@@ -1,4 +1,4 @@
-# Sourced by tests/jdk21.sh and tests/aarch64.sh: a JDK of the project's own from Debian's package
+# Sourced by tests/jdk.sh and tests/aarch64.sh: a JDK of the project's own from Debian's package
 # registry, downloaded with a private apt configuration (the system's sources, lists,
 # architectures and installed packages are left alone) and unpacked with dpkg -x into a cache
 # folder outside the clone, so that a clean clone reuses a previous download and a fresh machine
@@ -14,7 +14,8 @@
 #                                          downloads PACKAGES for ARCH from the apt SOURCES lines
 #                                          ("SUITE COMPONENT" on the system's Debian mirror), unpacks
 #                                          them into CACHE/<version>/root, makes absolute links into the
-#                                          tree relative, runs FINISH ROOT JDK (JDK = ROOT/HOME) and
+#                                          tree relative, runs FINISH ROOT JDK FINAL (JDK = ROOT/HOME;
+#                                          FINAL: where ROOT will be once complete) and
 #                                          prints the home; LABEL names the caller in messages
 
 debian_jdk_cache() {
@@ -114,7 +115,7 @@ debian_jdk_fetch() {
             ln -sfn "$(realpath -s --relative-to="$(dirname "$link")" "$root$target")" "$link"
         fi
     done < <(find "$root" -type l -lname '/*')
-    "$finish" "$root" "$jdk" || return 2
+    "$finish" "$root" "$jdk" "$dir/root" || return 2
     ln -s "root/$home_path" "$work/home"
     echo "$version" >"$work/.complete"
     mv "$work" "$dir"

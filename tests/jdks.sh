@@ -2,9 +2,9 @@
 # jobs this machine takes, and the line that dates a table of results.
 #
 # require_jdk FEATURE CALLER prints the home of a JDK of that feature release: $JDK<FEATURE>_HOME
-# when set, else the first /usr/lib/jvm/*/release that says JAVA_VERSION="FEATURE, else for 21
-# the project's own (tests/jdk21.sh: Debian trixie's JDK 21, fetched into /var/cache/stackreq or
-# ~/.cache/stackreq on first use, since bookworm has none). When there is none it prints one line saying what to set
+# when set, else the first /usr/lib/jvm/*/release that says JAVA_VERSION="FEATURE, else the
+# project's own from Debian's suites (tests/jdk.sh: 8, 11, 21, 27 and 28, fetched into
+# /var/cache/stackreq or ~/.cache/stackreq on first use, since bookworm has none of them). When there is none it prints one line saying what to set
 # and returns 2; command substitution hides an exit, so call it as
 #   jdk17=$(require_jdk 17 tests/run) || exit 2
 require_jdk() {
@@ -24,12 +24,12 @@ require_jdk() {
             return 0
         fi
     done
-    if [[ $feature == 21 ]]; then
-        if home=$(bash "$(dirname "${BASH_SOURCE[0]}")/jdk21.sh"); then
+    if [[ $feature =~ ^(8|11|21|27|28)$ ]]; then
+        if home=$(bash "$(dirname "${BASH_SOURCE[0]}")/jdk.sh" "$feature"); then
             echo "$home"
             return 0
         fi
-        echo "$caller: no JDK 21 in /usr/lib/jvm and tests/jdk21.sh could not fetch one: set JDK21_HOME" >&2
+        echo "$caller: no JDK $feature in /usr/lib/jvm and tests/jdk.sh could not fetch one: set $variable" >&2
         return 2
     fi
     echo "$caller: no JDK $feature in /usr/lib/jvm: set $variable to the home of a JDK $feature" >&2

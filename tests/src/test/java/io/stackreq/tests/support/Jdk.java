@@ -42,7 +42,7 @@ public record Jdk(Path home, int feature) {
             throw new IllegalStateException("not a JDK home (no release file or bin/java): " + home);
         }
         try {
-            Matcher m = Pattern.compile("JAVA_VERSION=\"(\\d+)").matcher(Files.readString(release));
+            Matcher m = Pattern.compile("JAVA_VERSION=\"(?:1\\.)?(\\d+)").matcher(Files.readString(release));
             if (!m.find()) {
                 throw new IllegalStateException("no JAVA_VERSION in " + release);
             }
