@@ -33,6 +33,7 @@ import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEverySupportedJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmc.common.item.IItemCollection;
@@ -53,7 +54,7 @@ class ContinuousRecordingTest {
     /** The last runApp's process: its stderr. */
     private JvmRun.Result lastRun;
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void dumpsOfARunningRecordingHoldEveryEventRequestedASecondBeforeThem(Jdk jdk) throws Exception {
         Report report = runApp(jdk, "dumps", "");
         Path stopped = report.path("dump.stoppedDump");
@@ -192,7 +193,7 @@ class ContinuousRecordingTest {
         assertTrue(atStop.size() >= 50, () -> "the file at stop holds " + atStop.size());
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void sigkillLeavesAReadableRepositoryHoldingAllButTheLastChunksEvents(Jdk jdk) throws Exception {
         Path repository = dir.resolve("repository");
         Files.createDirectories(repository);

@@ -11,7 +11,7 @@ import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
-import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEverySupportedJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.Assumptions;
@@ -47,7 +47,7 @@ class ErrorCodesTest {
         assertStatistic(run, statistic, requests.length);
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void wrongPhaseBeforeAnyRecordingAndDuringOnLoad(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "wrong-phase", "onload-request");
         assertEquals(JvmtiError.WRONG_PHASE, run.report.getInt("onLoad"), () -> "from Agent_OnLoad\n" + run);
@@ -65,7 +65,7 @@ class ErrorCodesTest {
      * WRONG_PHASE for itself, by NULL or by name, and so does a request naming it from another
      * thread; no event, each counted.
      */
-    @OnEachJdk
+    @OnEverySupportedJdk
     void wrongPhaseForThreadsJfrExcludes(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "");
         assertEquals(JvmtiError.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
@@ -76,7 +76,7 @@ class ErrorCodesTest {
         assertStatistic(run, "rejectedWrongPhase", 3);
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void notAvailableWhenTheRecordingDoesNotEnableTheEvent(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "not-available-event-off", "");
         assertEquals(JvmtiError.NONE, run.report.getInt("enable.rc"), () -> "enable\n" + run);
@@ -91,7 +91,7 @@ class ErrorCodesTest {
      * 31059); InitializeRequestStackTrace returns NONE, twice; Disable closes the disabling
      * environment until it enables again, and a second Disable says NOT_AVAILABLE.
      */
-    @OnEachJdk
+    @OnEverySupportedJdk
     void enableIsOptionalAndDisableClosesTheEnvironmentUntilItEnablesAgain(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "enable-disable", "");
         assertEquals(JvmtiError.NONE, run.report.getInt("initialize.rc"), () -> "initialize\n" + run);
@@ -110,13 +110,13 @@ class ErrorCodesTest {
         assertStatistic(run, "rejectedNotAvailable", 1);
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void invalidThreadForAnObjectThatIsNotAThread(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "invalid-thread", "");
         assertRejected(run, JvmtiError.INVALID_THREAD, "rejectedInvalidThread", "string", "object");
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void threadNotAliveForUnstartedAndTerminatedThreads(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "thread-not-alive", "");
         assertRejected(run, JvmtiError.THREAD_NOT_ALIVE, "rejectedThreadNotAlive", "unstarted", "terminated");
@@ -128,7 +128,7 @@ class ErrorCodesTest {
      * from a signal handler on each of 50 ending threads, get THREAD_NOT_ALIVE, not
      * UNATTACHED_THREAD, and write no event.
      */
-    @OnEachJdk
+    @OnEverySupportedJdk
     void threadNotAliveAfterTheCallersThreadEnd(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "ending-threads", "thread-end-requests");
         long ended = run.report.getLong("ended");
@@ -146,7 +146,7 @@ class ErrorCodesTest {
         assertStatistic(run, "rejectedThreadNotAlive", notAlive);
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void unsupportedOperationForAVirtualThread(Jdk jdk) throws Exception {
         Assumptions.assumeTrue(jdk.feature() >= 21, "virtual threads exist from JDK 21 on; " + jdk + " has none");
         ScenarioRun run = ScenarioRun.run(jdk, dir, "virtual-thread", "");
@@ -154,7 +154,7 @@ class ErrorCodesTest {
         assertRejected(run, JvmtiError.UNSUPPORTED_OPERATION, "rejectedUnsupported", "virtual");
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void noneForTheCurrentThreadPassedAsThread(Jdk jdk) throws Exception {
         ScenarioRun run = ScenarioRun.run(jdk, dir, "none-current-thread", "");
         assertEquals(JvmtiError.NONE, run.rc("current"), () -> "thread = current thread\n" + run);

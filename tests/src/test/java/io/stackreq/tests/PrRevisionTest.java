@@ -18,7 +18,7 @@ import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
-import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEverySupportedJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +36,7 @@ class PrRevisionTest {
     @TempDir
     Path dir;
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void anAgentWrittenToThePrRevisionGetsWhatItPromises(Jdk jdk) throws Exception {
         Path recording = dir.resolve("pr.jfr");
         Path out = dir.resolve("pr.txt");

@@ -21,6 +21,7 @@ import io.stackreq.tests.support.JmcFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEverySupportedJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,7 +88,7 @@ class TimerRequestsTest {
                 () -> "every timer request should return JVMTI_ERROR_NONE\n" + report);
     }
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void jdkReaderSeesEveryAcceptedIdOnceWithUnbiasedBusyStacks(Jdk jdk) throws Exception {
         Run run = run(jdk);
         assertRequestsAllAccepted(run);

@@ -62,7 +62,7 @@ class ValidationTest {
     Path dir;
 
     @ParameterizedTest
-    @MethodSource("io.stackreq.tests.support.Jdk#all")
+    @MethodSource("io.stackreq.tests.support.Jdk#everySupported")
     @Execution(ExecutionMode.CONCURRENT)
     void oracleStackTracesMatchShadowStacks(Jdk jdk) throws IOException {
         Durations durations = Durations.fromSystemProperties();

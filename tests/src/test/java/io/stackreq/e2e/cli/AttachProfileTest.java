@@ -26,7 +26,7 @@ import io.stackreq.tests.support.AttachTargetRun;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.MethodSplit;
-import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEverySupportedJdk;
 import org.junit.jupiter.api.Tag;
 
 /**
@@ -56,7 +56,7 @@ class AttachProfileTest {
     private static final int CYCLES = 5;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void profilesARunningJvmAccuratelyAndRepeatedly(Jdk jdk) throws Exception {
         Path dir = JvmRun.targetDir().resolve("e2e-cli").resolve("jdk" + jdk.feature()).resolve("attach");
         Profiles.deleteTree(dir);

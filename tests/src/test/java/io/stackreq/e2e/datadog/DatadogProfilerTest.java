@@ -35,6 +35,7 @@ import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.tests.support.OnEachJdk;
+import io.stackreq.tests.support.OnEverySupportedJdk;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedThread;
@@ -90,7 +91,7 @@ class DatadogProfilerTest {
      */
     private static final long UNIT = 20_000_000;
 
-    @OnEachJdk
+    @OnEverySupportedJdk
     void cpuSamplesJoinTheirRequestsAndSplitLikeTheWorkload(Jdk jdk) throws IOException {
         // 10 s: the profiler's per-thread CPU timers fire at the kernel's tick at most (about 110 samples a
         // second here for two busy workers, not 2,000), and 3 points must be well outside the sampling error.

@@ -10,23 +10,36 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A JDK the JVM-launching tests run on. {@link #all()} is the {@code @MethodSource} of every such
- * test ({@link OnEachJdk}): the homes in system property {@code stackreq.jdks} (comma separated;
- * tests/run passes the JDK 17, 21 and 25 it found, a bare mvn JDK17_HOME and JDK25_HOME).
+ * A JDK the JVM-launching tests run on. The whole suite runs on the homes in system property
+ * {@code stackreq.jdks} ({@link #all()}, the source of {@link OnEachJdk}; tests/run passes JDK 17
+ * and 25); the platform set, the tests marked {@link OnEverySupportedJdk}, also on those in
+ * {@code stackreq.platform.jdks} ({@link #everySupported()}; tests/run passes the other supported
+ * JDKs). Both are comma-separated lists.
  *
  * @param home its home directory
  * @param feature its feature release: 17, 25, ...
  */
 public record Jdk(Path home, int feature) {
 
-    /** Every configured JDK; fails when one is missing rather than skipping it silently. */
+    /** The JDKs the whole suite runs on; fails when none is configured rather than skipping. */
     public static Stream<Jdk> all() {
         String list = System.getProperty("stackreq.jdks", "");
-        // Maven leaves ${env.JDK17_HOME} as it is when the variable is not set.
+        // Maven leaves ${...} as it is when the property is not set.
         if (list.isBlank() || list.contains("${")) {
             throw new IllegalStateException("no JDKs to test on (stackreq.jdks='" + list
-                    + "'): run tests/run, or set JDK17_HOME, JDK21_HOME and JDK25_HOME");
+                    + "'): run tests/run, or pass -Dstackreq.jdks=HOME,HOME");
         }
+        return homes(list);
+    }
+
+    /** The JDKs the platform set runs on: {@link #all()} and then those of the platform set only. */
+    public static Stream<Jdk> everySupported() {
+        String platform = System.getProperty("stackreq.platform.jdks", "");
+        if (platform.contains("${")) platform = "";
+        return Stream.concat(all(), homes(platform));
+    }
+
+    private static Stream<Jdk> homes(String list) {
         return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(Jdk::of);
     }
 
