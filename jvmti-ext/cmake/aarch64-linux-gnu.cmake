@@ -12,5 +12,14 @@ set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-# Unit tests run through user-mode emulation (ctest runs them with qemu-aarch64-static).
+# Unit tests run through user-mode emulation (ctest runs them with qemu-aarch64-static). Their
+# executables (only the tests and tools are executables here; the agents are shared libraries)
+# name the sysroot's loader and search its libraries first (DT_RPATH, which also covers the
+# libraries' own dependencies): with -L alone the loader, found under the prefix, still took libc
+# from the host's /lib/aarch64-linux-gnu where Debian's libc6:arm64 is installed (a multiarch
+# machine), and the mixed versions left the threaded tests spinning.
+set(CMAKE_EXE_LINKER_FLAGS_INIT
+    "-Wl,--dynamic-linker=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 -Wl,--disable-new-dtags,-rpath,/usr/aarch64-linux-gnu/lib")
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/aarch64-linux-gnu)
+# Emulation is 5 to 50 times slower than the tests' native run.
+set(STACKREQ_TEST_TIMEOUT 300)
