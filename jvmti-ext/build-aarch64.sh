@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds libstackreq.so and libstackreq-perf.so for aarch64 Linux into BUILD/native (default
 # BUILD: jvmti-ext/target/aarch64, beside Maven's x86_64 build in target/cmake), with the same
-# flags as the x86_64 build (CMakeLists.txt). On an x86_64 machine it cross-compiles with
+# flags as the x86_64 build (CMakeLists.txt), and puts the agent's Java half beside them as the
+# x86_64 build does (stackreq-jfr-events.jar: bytecode, the same on every architecture; built
+# with Maven when the jfr-events module has not been), so that the folder is all an -agentpath
+# user needs. On an x86_64 machine it cross-compiles with
 # Debian's g++-aarch64-linux-gnu (cmake/aarch64-linux-gnu.cmake); on an aarch64 machine it is
 # the normal build. Installs what is missing through apt (cmake, g++ or the cross g++, and with
 # --test qemu-user-static). RelWithDebInfo, as jvmti-ext/pom.xml builds the x86_64 libraries.
@@ -47,6 +50,13 @@ for library in "$build"/native/libstackreq.so "$build"/native/libstackreq-perf.s
     [[ $machine == 183 ]] || { echo "build-aarch64.sh: $library is not aarch64 (e_machine $machine)" >&2; exit 1; }
     echo "$library"
 done
+events_jar=$here/../jfr-events/target/stackreq-events.jar
+if [[ ! -f $events_jar ]]; then
+    (cd "$here/.." && mvn -B -q -ntp -pl jfr-events package -DskipTests >"$build/events-jar.log" 2>&1) ||
+        { cat "$build/events-jar.log" >&2; echo "build-aarch64.sh: the events jar (jfr-events) was not built" >&2; exit 1; }
+fi
+cp "$events_jar" "$build/native/stackreq-jfr-events.jar"
+echo "$build/native/stackreq-jfr-events.jar"
 if ((test)); then
     (cd "$build" && ctest --output-on-failure)
 fi

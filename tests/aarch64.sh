@@ -54,8 +54,8 @@
 # than the cross-built libraries need (they link against bookworm's cross sysroot), so both JDKs
 # load the same two libraries.
 #
-# run: cross-builds libstackreq.so and libstackreq-perf.so (jvmti-ext/build-aarch64.sh) and the
-# events jar (Maven, jfr-events), compiles a small Java program with the host's JDK, and runs it
+# run: cross-builds libstackreq.so and libstackreq-perf.so (jvmti-ext/build-aarch64.sh, which puts
+# the events jar beside them), loads that folder as the build left it, compiles a small Java program with the host's JDK, and runs it
 # on the aarch64 JDK with both agents: libstackreq-perf.so's cpu-timer engine (perf_event_open is
 # ENOSYS under qemu's user-mode emulation) requests a stack trace every 10 ms of each thread's CPU
 # time from the signal's ucontext, stackreq walks it with its own VMStructs walk (walker=vmstructs,
@@ -214,10 +214,10 @@ aarch64_tools() {
     fi
 }
 
-# What every run needs, made once: both libraries cross-built, the events jar (bytecode: the same
-# on every architecture) and Workload compiled by the host's JDK; with TEST=--test the native unit
+# What every run needs, made once: both libraries cross-built with the events jar beside them
+# (bytecode: the same on every architecture) and Workload compiled by the host's JDK; with TEST=--test the native unit
 # tests run too, and their failure is returned as 3 once the rest is made. Sets host_jdk, build,
-# work, events_jar. Each step says when it fails: callers test this function's status, which turns
+# work. Each step says when it fails: callers test this function's status, which turns
 # set -e off inside it.
 aarch64_prepare() {
     local test=${1:-} tested=0 step=$SECONDS
@@ -226,7 +226,6 @@ aarch64_prepare() {
     host_jdk=$(require_jdk 17 tests/aarch64.sh) || return 2
     build=$repo/jvmti-ext/target/aarch64
     work=${STACKREQ_AARCH64_WORK:-$repo/tests/target/aarch64-run}
-    events_jar=$repo/jfr-events/target/stackreq-events.jar
     JAVA_HOME=$host_jdk "$repo/jvmti-ext/build-aarch64.sh" "$build" >/dev/null ||
         { echo "tests/aarch64.sh: the aarch64 build failed" >&2; return 1; }
     echo "tests/aarch64.sh: aarch64 build: $((SECONDS - step)) s" >&2
@@ -239,11 +238,9 @@ aarch64_prepare() {
         echo "tests/aarch64.sh: native unit tests under qemu: $((SECONDS - step)) s" >&2
     fi
     rm -rf "$work" && mkdir -p "$work" || return 1
-    (cd "$repo" && JAVA_HOME=$host_jdk mvn -B -q -ntp -pl jfr-events package -DskipTests >"$work/mvn.log" 2>&1) ||
-        { cat "$work/mvn.log" >&2; echo "tests/aarch64.sh: the events jar was not built" >&2; return 1; }
-    # Also beside the aarch64 libraries, where libstackreq looks for it without events-jar= (the
-    # oracle's and the demo's runs), as the x86_64 build has it.
-    cp "$events_jar" "$build/native/stackreq-jfr-events.jar" || return 1
+    # Every run loads the folder as the build left it: the Java half must be there.
+    [[ -f $build/native/stackreq-jfr-events.jar ]] ||
+        { echo "tests/aarch64.sh: the aarch64 build left no stackreq-jfr-events.jar beside its libraries" >&2; return 1; }
     "$host_jdk/bin/javac" --release 17 -d "$work/classes" "$repo/tests/aarch64/Workload.java" || return 1
     return $tested
 }
@@ -258,7 +255,7 @@ aarch64_run() {
     mkdir -p "$out"
     echo "tests/aarch64.sh: running Workload for $seconds s with walker=$walker on $(arm64_java "$arm_jdk" -version 2>&1 | head -1) ($arm_jdk)" >&2
     (cd "$out" && arm64_java "$arm_jdk" \
-        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,walker=$walker,log=info" \
+        "-agentpath:$build/native/libstackreq.so=walker=$walker,log=info" \
         "-agentpath:$build/native/libstackreq-perf.so=engine=cpu-timer,interval=10ms,out=$out/samples.jsonl,log=info" \
         -XX:StartFlightRecording=filename=$out/rec.jfr,+jdk.StackTraceRequest#enabled=true \
         -cp "$work/classes" Workload "$seconds" >"$out/out.txt" 2>"$out/agents.log") ||
@@ -307,7 +304,7 @@ aarch64_native_run() {
     mkdir -p "$out"
     echo "tests/aarch64.sh: native=on, the C chain for $seconds s on the arm64 JDK $feature" >&2
     (cd "$out" && arm64_java "$arm_jdk" \
-        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,native=on,log=info" \
+        "-agentpath:$build/native/libstackreq.so=native=on,log=info" \
         "-agentpath:$build/native/libstackreq-perf.so=engine=cpu-timer,interval=10ms,out=$out/samples.jsonl,log=info" \
         -XX:StartFlightRecording=filename=$out/rec.jfr,+jdk.StackTraceRequest#enabled=true \
         -cp "$native_work/classes" io.stackreq.testapp.NativeChainWorkload "$native_work/libnativechain_nofp.so" \
@@ -486,7 +483,7 @@ aarch64_null_ucontext_run() {
     mkdir -p "$out"
     echo "tests/aarch64.sh: null-ucontext=signal, BusyThreads for $seconds s on the arm64 JDK $feature" >&2
     (cd "$out" && arm64_java "$arm_jdk" \
-        "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,file=$out/requests.jfr,null-ucontext=signal,log=info" \
+        "-agentpath:$build/native/libstackreq.so=file=$out/requests.jfr,null-ucontext=signal,log=info" \
         "-agentpath:$requester_natives/librequester.so=null-ucontext" \
         -cp "$busy_classes" io.stackreq.testapp.BusyThreads threads=2 "seconds=$seconds" intervalUs=4000 \
         "out=$out/report.txt" >"$out/out.txt" 2>"$out/agents.log") ||
@@ -549,7 +546,7 @@ aarch64_continuous() {
     # least: a Java thread gets a request every 4 ms of its CPU at most, and two are busy. So no
     # rotation comes between the dump and a freeze 2 s after it (the default), and what was
     # accepted in between is in stackreq's side files only.
-    target_start "$out" "$arm_jdk" "-agentpath:$build/native/libstackreq.so=events-jar=$events_jar,pending=1500,log=info" \
+    target_start "$out" "$arm_jdk" "-agentpath:$build/native/libstackreq.so=pending=1500,log=info" \
         "-agentpath:$build/native/libstackreq-perf.so=engine=cpu-timer,interval=4ms,out=$out/samples.jsonl,log=info" \
         "-XX:FlightRecorderOptions:repository=$out/repository" \
         "-XX:StartFlightRecording=name=cont,disk=true,filename=$out/final.jfr,+jdk.StackTraceRequest#enabled=true" || return 1
@@ -648,10 +645,41 @@ aarch64_attach() {
 # ci_check FAILURE COMMAND...: runs COMMAND (its output shown, and kept in WORK/ci-check.log) and,
 # when it fails, adds FAILURE to ci's failures with why: the BROKEN lines of the check and the
 # output's last line. CI keeps only the end of its output, so that line must say why.
+# with_time_limit SECONDS COMMAND...: runs COMMAND (a function too) and, when it outlives SECONDS,
+# kills it with everything it started and returns 124, as timeout(1) does for a program.
+with_time_limit() {
+    local limit=$1 pid watchdog status
+    shift
+    "$@" &
+    pid=$!
+    (
+        sleep "$limit"
+        echo "BROKEN: still running after $limit s: killed" >&2
+        kill_tree "$pid"
+    ) &
+    watchdog=$!
+    wait "$pid"
+    status=$?
+    kill_tree "$watchdog" 2>/dev/null
+    wait "$watchdog" 2>/dev/null
+    # A process killed by the watchdog's SIGKILL ends with 128 + 9.
+    ((status == 137)) && status=124
+    return $status
+}
+
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+    kill -KILL "$1" 2>/dev/null || true
+}
+
+# Every check has a time limit: a hang under emulation fails, naming the check.
+ci_check_limit=${STACKREQ_AARCH64_CHECK_LIMIT:-600}
+
 ci_check() {
     local failure=$1 log=$work/ci-check.log status why
     shift
-    "$@" 2>&1 | tee "$log"
+    with_time_limit "$ci_check_limit" "$@" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
     ((status == 0)) && return 0
     why=$( { grep -E '^BROKEN: ' "$log"; tail -1 "$log"; } | cut -c1-300 | awk '!seen[$0]++' | paste -sd'|' | sed 's/|/ | /g')
