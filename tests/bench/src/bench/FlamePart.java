@@ -24,9 +24,10 @@ import io.stackreq.tests.support.ChildProcess;
  * <p>Two profiles, both taken by {@code stackreq profile} with the real agents on the first JDK:
  * javac compiling the CLI's own sources in process for 20 s at the default 1 ms; and a service of
  * many threads (H2, Lucene, Jackson and javac, 3 threads each) sampled every 200 µs until its
- * threads have used 130 s of CPU: about 650,000 samples taken, as many as a 10-minute profile of
- * a service keeping one core busy at 1 ms, in a few minutes. (At 100 µs on 16 threads, with a
- * load average near 20, 330,172 of 789,886 requests were lost in the JVM with OUT_OF_MEMORY.)
+ * threads have used 130 s of CPU: about as many samples as a 10-minute profile of a service
+ * keeping one core busy at 1 ms (564,257 joined on a loaded machine), taken in a few minutes. (At
+ * 100 µs on 16 threads, with a load average near 20, 330,172 of 789,886 requests were lost in the
+ * JVM with OUT_OF_MEMORY.)
  */
 final class FlamePart {
     private static final ObjectMapper JSON = new ObjectMapper();
