@@ -125,6 +125,15 @@ final class Profiling {
         for (FleetFormat format : formats) {
             format.write(stacks.profile(), directory.resolve(format.fileName()), false);
         }
+        Unbiasing.Summary unbiased = null;
+        if (enriched >= 0) {
+            try {
+                unbiased = new Unbiasing.Summary(Unbiasing.write(settings.recording(), directory.resolve(ENRICHED),
+                        directory.resolve(Unbiasing.FILE)), enriched);
+            } catch (InputException e) {
+                err.println("stackreq: warning: " + Unbiasing.FILE + " not written: " + e.getMessage());
+            }
+        }
         Report report = new ReportBuilder(Grouping.METHOD, REPORT_TOP).build(outcome, trees.tree(), trees.byThread(),
                 trees.tallies());
         String text = new TextReportFormatter().format(report);
@@ -136,14 +145,18 @@ final class Profiling {
         out.print(text);
         out.println();
         out.println("Results in " + directory + "/");
-        String row = "  %-16s %s%n";
+        String row = "  %-22s %s%n";
         out.printf(Locale.ROOT, row, REPORT, "this report (more: stackreq report "
                 + settings.recording() + " --samples "
                 + settings.samples() + " --by line|stack --threads --format json)");
         out.printf(Locale.ROOT, row, FLAME, "interactive flame graph, open it in a browser");
+        if (unbiased != null) {
+            out.printf(Locale.ROOT, row, Unbiasing.FILE, unbiased.describe() + ": for JDK Mission Control");
+        }
         if (enriched >= 0) {
             out.printf(Locale.ROOT, row, ENRICHED, String.format(Locale.ROOT,
-                    "%,d %s events with stack and counters, open it in JDK Mission Control", enriched,
+                    "stackreq's %,d samples alone, as jdk.ExecutionSample (JMC, jfr view hot-methods, "
+                    + "async-profiler's converter) and as %s with every counter", enriched,
                     EnrichedRecordingWriter.EVENT_NAME));
         }
         for (FleetFormat format : formats) {
