@@ -56,8 +56,11 @@ final class Profiling {
         return Paths.get(System.getProperty("java.home"), "bin", "java");
     }
 
-    /** @param formats fleet formats to write besides the report, flame graph and profile.jfr */
-    static int profileAndReport(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
+    /**
+     * @param formats fleet formats to write besides the report, flame graph and profile.jfr
+     * @return the report printed
+     */
+    static Report profileAndReport(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
             throws Exception {
         PrintWriter err = commandLine.getErr();
         err.println("stackreq: running " + String.join(" ", settings.commandLine()));
@@ -67,8 +70,7 @@ final class Profiling {
             throw new InputException("the JVM exited with code " + run.exitCode() + " and wrote no recording "
                     + settings.recording() + " (see its messages above)");
         }
-        writeResults(settings, formats, commandLine);
-        return 0;
+        return writeResults(settings, formats, commandLine);
     }
 
     /** {@code profile --pid}: profiles the running JVM for the duration, then writes what profile writes. */
@@ -95,7 +97,7 @@ final class Profiling {
      * Joins recording.jfr with samples.jsonl once, into the report, the flame graph, profile.jfr
      * and the fleet formats asked for.
      */
-    static void writeResults(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
+    static Report writeResults(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
             throws IOException {
         PrintWriter out = commandLine.getOut();
         PrintWriter err = commandLine.getErr();
@@ -166,5 +168,6 @@ final class Profiling {
                 "the JVM's JFR recording with the jdk.StackTraceRequest events");
         out.printf(Locale.ROOT, row, ProfileSettings.SAMPLES, "the perf agent's samples (JSON lines)");
         out.flush();
+        return report;
     }
 }
