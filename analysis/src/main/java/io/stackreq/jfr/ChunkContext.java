@@ -2,8 +2,10 @@ package io.stackreq.jfr;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -21,19 +23,26 @@ import io.stackreq.model.InputException;
  * read as the JVM's stack trace 1.</li>
  * <li>The start time: JMC core loads one chunk per start time and drops the others.</li>
  * <li>The metadata id: the JDK's parser keeps the previous chunk's types when the id is the same.</li>
+ * <li>The fields of the event types it shares with the recording (the JDK's {@code jdk.ActiveSetting}
+ * lost its duration, thread and stack trace in JDK 25): JMC core keeps two types apart when their
+ * fields differ, and its rules then miss the settings of the other.</li>
  * </ul>
  */
 public final class ChunkContext {
     private static final long FIRST_FRESH_ID = 20;
 
     private final Map<String, Long> preferred;
+    private final Map<String, ChunkMetadata.Type> firstEvents;
     private final Set<Long> startTimes;
     private final Set<Long> metadataIds;
     private final Set<Long> used = new HashSet<>();
     private long next;
 
-    private ChunkContext(Map<String, Long> preferred, long next, Set<Long> startTimes, Set<Long> metadataIds) {
-        this.preferred = preferred;
+    private ChunkContext(Map<String, ChunkMetadata.Type> firstEvents, long next, Set<Long> startTimes,
+            Set<Long> metadataIds) {
+        this.firstEvents = firstEvents;
+        this.preferred = new HashMap<>();
+        firstEvents.forEach((name, type) -> preferred.put(name, type.id()));
         this.next = next;
         this.startTimes = startTimes;
         this.metadataIds = metadataIds;
@@ -50,7 +59,7 @@ public final class ChunkContext {
      * @throws InputException when the file cannot be read, or its chunks or their metadata are not JFR's
      */
     public static ChunkContext beside(Path recording) {
-        Map<String, Long> first = new HashMap<>();
+        Map<String, ChunkMetadata.Type> first = new HashMap<>();
         Set<Long> starts = new HashSet<>();
         Set<Long> metadataIds = new HashSet<>();
         long max = FIRST_FRESH_ID;
@@ -63,7 +72,7 @@ public final class ChunkContext {
                 for (ChunkMetadata.Type type : metadata.types().values()) {
                     max = Math.max(max, type.id());
                     if (isFirst && type.isEvent()) {
-                        first.putIfAbsent(type.name(), type.id());
+                        first.putIfAbsent(type.name(), type);
                     }
                 }
                 isFirst = false;
@@ -72,6 +81,29 @@ public final class ChunkContext {
             throw new InputException("cannot read recording " + recording + ": " + e.getMessage(), e);
         }
         return new ChunkContext(first, max + 1, starts, metadataIds);
+    }
+
+    /**
+     * {@code mine} as the recording declares it: its fields in the recording's order (each one
+     * {@code mine} has), its label and description; {@code mine} as it is when the recording does
+     * not declare it or has a field {@code mine} does not know.
+     */
+    JfrType adopt(JfrType mine) {
+        ChunkMetadata.Type theirs = firstEvents.get(mine.name());
+        if (theirs == null) {
+            return mine;
+        }
+        List<JfrType.Field> fields = new ArrayList<>();
+        for (ChunkMetadata.Field field : theirs.fields()) {
+            JfrType.Field known = mine.field(field.name());
+            if (known == null) {
+                return mine;
+            }
+            fields.add(known);
+        }
+        return new JfrType(mine.name(), mine.superType(), mine.simpleType(),
+                theirs.label() == null ? mine.label() : theirs.label(),
+                theirs.description() == null ? mine.description() : theirs.description(), mine.categories(), fields);
     }
 
     long idFor(String typeName) {

@@ -20,8 +20,13 @@ final class ChunkMetadata {
     record Field(String name, long typeId, boolean constantPool, boolean array) {
     }
 
-    /** @param superType {@code jdk.jfr.Event} for an event type, null for a type of values */
-    record Type(long id, String name, String superType, boolean simpleType, List<Field> fields) {
+    /**
+     * @param superType {@code jdk.jfr.Event} for an event type, null for a type of values
+     * @param label     its {@code @Label}, or null
+     * @param description its {@code @Description}, or null
+     */
+    record Type(long id, String name, String superType, boolean simpleType, List<Field> fields, String label,
+            String description) {
         boolean isEvent() {
             return "jdk.jfr.Event".equals(superType);
         }
@@ -95,6 +100,12 @@ final class ChunkMetadata {
             throw new CorruptChunkException("the metadata runs past its declared size");
         }
         Map<Long, Type> types = new LinkedHashMap<>();
+        Map<String, String> typeNames = new LinkedHashMap<>();
+        for (Element metadata : root.children("metadata")) {
+            for (Element type : metadata.children("class")) {
+                typeNames.put(type.attribute("id"), type.attribute("name"));
+            }
+        }
         for (Element metadata : root.children("metadata")) {
             for (Element type : metadata.children("class")) {
                 List<Field> fields = new ArrayList<>();
@@ -105,10 +116,21 @@ final class ChunkMetadata {
                 }
                 long id = type.longAttribute("id");
                 types.put(id, new Type(id, type.attribute("name"), type.attributes.get("superType"),
-                        "true".equals(type.attributes.get("simpleType")), List.copyOf(fields)));
+                        "true".equals(type.attributes.get("simpleType")), List.copyOf(fields),
+                        annotation(type, typeNames, "jdk.jfr.Label"), annotation(type, typeNames, "jdk.jfr.Description")));
             }
         }
         return new ChunkMetadata(metadataId, types);
+    }
+
+    /** The value of the element's annotation of type {@code annotationType}, or null. */
+    private static String annotation(Element element, Map<String, String> typeNames, String annotationType) {
+        for (Element annotation : element.children("annotation")) {
+            if (annotationType.equals(typeNames.get(annotation.attributes.get("class")))) {
+                return annotation.attributes.get("value");
+            }
+        }
+        return null;
     }
 
     /** One element of the metadata tree. */

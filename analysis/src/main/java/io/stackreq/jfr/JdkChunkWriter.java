@@ -122,6 +122,8 @@ public final class JdkChunkWriter implements Closeable {
     }
 
     private final SeekableByteChannel out;
+    private final JfrType executionSampleType;
+    private final JfrType activeSettingType;
     private final long chunkStart;
     private final long startNanos;
     private final long metadataId;
@@ -154,8 +156,12 @@ public final class JdkChunkWriter implements Closeable {
         this.startNanos = context.startTime(startEpochNanos);
         this.lastNanos = startNanos;
         this.metadataId = context.metadataId(startNanos);
-        types.add(EXECUTION_SAMPLE_TYPE);
-        types.add(ACTIVE_SETTING_TYPE);
+        // The samples keep the fields every reader reads by position, whatever a recording declares.
+        JfrType sample = context.adopt(EXECUTION_SAMPLE_TYPE);
+        executionSampleType = sample.fields().equals(EXECUTION_SAMPLE_TYPE.fields()) ? sample : EXECUTION_SAMPLE_TYPE;
+        activeSettingType = context.adopt(ACTIVE_SETTING_TYPE);
+        types.add(executionSampleType);
+        types.add(activeSettingType);
         types.addAll(eventTypes);
         for (JfrType type : types) {
             if (typeIds.put(type.name(), context.idFor(type.name())) != null) {
@@ -202,12 +208,22 @@ public final class JdkChunkWriter implements Closeable {
 
     /** A {@code jdk.ExecutionSample} of a running thread. */
     public void executionSample(long epochNanos, long thread, long stackTrace) {
-        event(EXECUTION_SAMPLE_TYPE, epochNanos, thread, stackTrace, RUNNABLE_ID);
+        event(executionSampleType, epochNanos, thread, stackTrace, RUNNABLE_ID);
     }
 
     /** A {@code jdk.ActiveSetting}: the setting {@code name} of {@code eventType} has {@code value}. */
     public void activeSetting(long epochNanos, String eventType, String name, String value) {
-        event(ACTIVE_SETTING_TYPE, epochNanos, 0L, 0L, 0L, typeIds.get(type(eventType).name()), name, value);
+        Object[] values = new Object[activeSettingType.fields().size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = switch (activeSettingType.fields().get(i).name()) {
+                case "startTime" -> epochNanos;
+                case "id" -> typeIds.get(type(eventType).name());
+                case "name" -> name;
+                case "value" -> value;
+                default -> 0L; // duration, eventThread, stackTrace: none
+            };
+        }
+        event(activeSettingType, values);
     }
 
     /**

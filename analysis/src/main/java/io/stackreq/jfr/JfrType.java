@@ -36,6 +36,11 @@ public record JfrType(String name, String superType, boolean simpleType, String 
         return EVENT.equals(superType);
     }
 
+    /** The field named {@code fieldName}, or null. */
+    Field field(String fieldName) {
+        return fields.stream().filter(field -> field.name().equals(fieldName)).findFirst().orElse(null);
+    }
+
     /** Starts an event type: {@code startTime} (ticks) is its first field, as every reader expects. */
     public static Builder event(String name, String label, String description, String... categories) {
         return new Builder(name, EVENT, false, label, description, List.of(categories))
