@@ -52,7 +52,7 @@ import org.openjdk.jmc.flightrecorder.rules.util.RulesToolkit;
  * (the one {@link ProfileNativeFramesTest} checks): {@code profile.jfr} gives every method the
  * share {@code report --metric samples} gives it (within 0.1 point) in {@code jfr view
  * hot-methods} (JDK 21+), in JMC core's execution samples and in async-profiler's converter
- * (4.2, its default mode), each sample counted once; {@code recording-unbiased.jfr} keeps every
+ * (4.2 and 4.5, their default mode), each sample counted once; {@code recording-unbiased.jfr} keeps every
  * other event of the recording and holds stackreq's samples as its execution samples, read by
  * JMC core (every rule of its automated analysis finds its data) and the profiled JDK's
  * {@code jfr}; the report's JFR columns are the JVM's own samples' shares as JMC core counts them.
@@ -67,6 +67,7 @@ class UnbiasedProfileInReadersTest {
     private static final double TOLERANCE_POINTS = 0.1;
     private static final Pattern NATIVE_NAME = Pattern.compile("(.+) \\[(.+)\\]");
     private static final Pattern UNSYMBOLIZED = Pattern.compile("\\[(.+)\\+0x[0-9a-f]+\\]");
+    private static final List<String> CONVERTERS = List.of("4.2", "4.5");
     private static final Pattern HOT_METHOD_ROW = Pattern.compile("^(\\S.*?)\\s+([\\d,]+)\\s+([\\d.]+)%$");
 
     @OnEachJdk
@@ -84,22 +85,31 @@ class UnbiasedProfileInReadersTest {
 
         Path profile = run.file("profile.jfr");
         Map<String, Long> jmc = jmcTopFrames(profile);
-        Map<String, Long> converter = converterTopFrames(run, profile);
         Map<String, Double> hotMethods = hotMethods(run, profile);
         assertEquals(matched, sum(jmc), "JMC counts every matched sample once");
-        assertEquals(matched, sum(converter), "async-profiler's converter counts every matched sample once");
+        Map<String, Map<String, Long>> converters = new LinkedHashMap<>();
+        for (String version : CONVERTERS) {
+            Map<String, Long> converter = converterTopFrames(run, version, profile);
+            assertEquals(matched, sum(converter), "async-profiler's converter " + version + " counts every sample once");
+            converters.put(version, converter);
+        }
         for (Map.Entry<String, Double> row : expected.entrySet()) {
             String method = row.getKey();
             double share = row.getValue();
             double inJmc = 100.0 * jmc.getOrDefault(method, 0L) / matched;
-            double inConverter = 100.0 * converter.getOrDefault(method, 0L) / matched;
             Double inView = hotMethods.get(method);
-            System.out.printf("%s profile.jfr %-60s report %6.2f%%  jfr view %s  JMC %6.2f%%  converter %6.2f%%%n",
-                    jdk, method, share, inView == null ? "-" : String.format("%6.2f%%", inView), inJmc, inConverter);
+            StringBuilder line = new StringBuilder(String.format("%s profile.jfr %-55s report %6.2f%%  jfr view %s  "
+                    + "JMC %6.2f%%", jdk, method, share, inView == null ? "-" : String.format("%6.2f%%", inView), inJmc));
             assertEquals(share, inJmc, TOLERANCE_POINTS, () -> method + " in JMC core\n" + jmc);
-            assertEquals(share, inConverter, TOLERANCE_POINTS, () -> method + " in the converter\n" + converter);
             assertTrue(inView != null, () -> method + " is not in jfr view hot-methods: " + hotMethods);
             assertEquals(share, inView, TOLERANCE_POINTS, () -> method + " in jfr view hot-methods\n" + hotMethods);
+            for (Map.Entry<String, Map<String, Long>> converter : converters.entrySet()) {
+                double inConverter = 100.0 * converter.getValue().getOrDefault(method, 0L) / matched;
+                line.append(String.format("  converter %s %6.2f%%", converter.getKey(), inConverter));
+                assertEquals(share, inConverter, TOLERANCE_POINTS,
+                        () -> method + " in the converter " + converter.getKey() + "\n" + converter.getValue());
+            }
+            System.out.println(line);
         }
     }
 
@@ -248,12 +258,14 @@ class UnbiasedProfileInReadersTest {
         return method.getType().getFullName() + "." + method.getMethodName();
     }
 
-    /** The top frames of {@code jfrconv -o collapsed FILE}, as async-profiler's users run it. */
-    private static Map<String, Long> converterTopFrames(Profiles.Profiled run, Path file) throws IOException {
-        Path collapsed = run.workDir().resolve(file.getFileName() + ".collapsed");
+    /** The top frames of {@code jfrconv -o collapsed FILE} of that version, as async-profiler's users run it. */
+    private static Map<String, Long> converterTopFrames(Profiles.Profiled run, String version, Path file)
+            throws IOException {
+        Path collapsed = run.workDir().resolve(file.getFileName() + "-" + version + ".collapsed");
+        Path jar = Path.of(System.getProperty("stackreq.jfr.converter.dir"), "jfr-converter-" + version + ".jar");
         JvmRun.Result result = JvmRun.command(Jdk.current(), run.workDir(), List.of(Jdk.current().java().toString(),
-                "-jar", System.getProperty("stackreq.jfr.converter"), "-o", "collapsed", file.toString(),
-                collapsed.toString())).name("jfrconv").timeout(Duration.ofSeconds(60)).start();
+                "-jar", jar.toString(), "-o", "collapsed", file.toString(), collapsed.toString()))
+                .name("jfrconv-" + version).timeout(Duration.ofSeconds(60)).start();
         assertEquals(0, result.exitCode(), () -> "the converter failed\n" + result);
         Map<String, Long> tops = new TreeMap<>();
         for (String line : Files.readAllLines(collapsed)) {
