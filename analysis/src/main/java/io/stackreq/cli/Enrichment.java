@@ -2,7 +2,6 @@ package io.stackreq.cli;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,12 +47,6 @@ final class Enrichment {
             Files.deleteIfExists(output);
             throw e;
         }
-    }
-
-    /** Appends the chunk of stackreq's samples to {@code channel}, after the recording's own chunks. */
-    static Result append(PreparedJoin join, SeekableByteChannel channel) throws IOException {
-        return join(join, EnrichedRecordingWriter.appendingTo(channel, join.header(), join.recording().firstEventNanos(),
-                ChunkContext.beside(join.recording().file())), List.of());
     }
 
     private static Result join(PreparedJoin join, EnrichedRecordingWriter writer, List<JoinListener> others) {

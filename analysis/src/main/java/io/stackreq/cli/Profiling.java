@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -88,14 +89,24 @@ final class Profiling {
         return 0;
     }
 
+    /** recording-unbiased.jfr's start, or null (one line on stderr) when the recording cannot be rewritten. */
+    private static Unbiasing startUnbiasing(PreparedJoin join, Path output, PrintWriter err) {
+        try {
+            return Unbiasing.start(join, output);
+        } catch (InputException e) {
+            err.println("stackreq: warning: " + Unbiasing.FILE + " not written: " + e.getMessage());
+            return null;
+        }
+    }
+
     /** ProfileRun creates both files empty before the JVM starts: empty means not written. */
     private static boolean hasData(Path file) throws IOException {
         return Files.isRegularFile(file) && Files.size(file) > 0;
     }
 
     /**
-     * Joins recording.jfr with samples.jsonl once, into the report, the flame graph, profile.jfr
-     * and the fleet formats asked for.
+     * Joins recording.jfr with samples.jsonl once, into the report, the flame graph, profile.jfr,
+     * recording-unbiased.jfr and the fleet formats asked for.
      */
     static Report writeResults(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
             throws IOException {
@@ -108,33 +119,39 @@ final class Profiling {
         boolean withSamples = hasData(settings.samples());
         if (!withSamples) {
             err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
-                    + "; the report counts stack-trace events only and profile.jfr is not written");
+                    + "; the report counts stack-trace events only; profile.jfr and " + Unbiasing.FILE + " are not written");
         }
         JoinedProfileBuilder stacks = null;
+        Unbiasing.Summary unbiased = null;
         try (PreparedJoin join = JoinRunner.prepare(JoinInputs.of(settings.recording(),
                 withSamples ? settings.samples() : null))) {
             // The stack profile only when a fleet format is asked for.
             stacks = formats.isEmpty() ? null : JoinOutputs.stackProfile(join);
-            List<JoinListener> listeners = stacks == null ? List.of(trees) : List.of(trees, stacks);
+            List<JoinListener> listeners = new ArrayList<>(List.of(trees));
+            if (stacks != null) {
+                listeners.add(stacks);
+            }
             if (withSamples) {
-                Enrichment.Result result = Enrichment.run(join, directory.resolve(ENRICHED), listeners);
-                outcome = result.outcome();
-                enriched = result.written();
+                Unbiasing unbiasing = startUnbiasing(join, directory.resolve(Unbiasing.FILE), err);
+                try {
+                    if (unbiasing != null) {
+                        listeners.add(unbiasing.listener());
+                    }
+                    Enrichment.Result result = Enrichment.run(join, directory.resolve(ENRICHED), listeners);
+                    outcome = result.outcome();
+                    enriched = result.written();
+                    unbiased = unbiasing == null ? null : unbiasing.finish();
+                } finally {
+                    if (unbiasing != null) {
+                        unbiasing.close();
+                    }
+                }
             } else {
                 outcome = join.join(listeners);
             }
         }
         for (FleetFormat format : formats) {
             format.write(stacks.profile(), directory.resolve(format.fileName()), false);
-        }
-        Unbiasing.Summary unbiased = null;
-        if (enriched >= 0) {
-            try {
-                unbiased = new Unbiasing.Summary(Unbiasing.write(settings.recording(), directory.resolve(ENRICHED),
-                        directory.resolve(Unbiasing.FILE)), enriched);
-            } catch (InputException e) {
-                err.println("stackreq: warning: " + Unbiasing.FILE + " not written: " + e.getMessage());
-            }
         }
         Report report = new ReportBuilder(Grouping.METHOD, REPORT_TOP).build(outcome, trees.tree(), trees.byThread(),
                 trees.tallies());

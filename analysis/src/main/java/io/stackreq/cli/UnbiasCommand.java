@@ -1,15 +1,12 @@
 package io.stackreq.cli;
 
-import java.io.IOException;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.stackreq.jfr.RecordingRewriter;
 import io.stackreq.join.JoinRunner;
 import io.stackreq.join.PreparedJoin;
-import io.stackreq.model.InputException;
-import io.stackreq.output.OutputFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -18,7 +15,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "unbias", mixinStandardHelpOptions = true,
-        description = "Write the JVM's whole recording with its own execution samples (jdk.ExecutionSample, "
+        description = "Write the JVM's whole recording with its own CPU samples (jdk.ExecutionSample, "
                 + "jdk.CPUTimeSample: biased) replaced by stackreq's unbiased ones as jdk.ExecutionSample, every other "
                 + "event kept: one file for JDK Mission Control, every page working, Method Profiling unbiased. The "
                 + "recording itself is only read.")
@@ -41,24 +38,15 @@ final class UnbiasCommand implements Callable<Integer> {
     Path output;
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() {
         Unbiasing.checkOutput(output, recording, samples);
+        // Before the join, which reads the whole recording: a recording that cannot be rewritten fails at once.
         RecordingRewriter.check(recording);
         Unbiasing.Summary summary;
-        try (PreparedJoin join = JoinRunner.prepare(sampleOptions.joinInputs(recording, samples, null))) {
-            SeekableByteChannel out = OutputFiles.newChannel(output);
-            boolean done = false;
-            try (out) {
-                RecordingRewriter.Removed removed = RecordingRewriter.copyWithoutSamples(recording, out);
-                summary = new Unbiasing.Summary(removed, Enrichment.append(join, out).written());
-                done = true;
-            } catch (IOException e) {
-                throw new InputException("cannot write " + output + ": " + e.getMessage(), e);
-            } finally {
-                if (!done) {
-                    Unbiasing.deleteQuietly(output);
-                }
-            }
+        try (PreparedJoin join = JoinRunner.prepare(sampleOptions.joinInputs(recording, samples, null));
+                Unbiasing unbiased = Unbiasing.start(join, output)) {
+            join.join(List.of(unbiased.listener()));
+            summary = unbiased.finish();
         }
         spec.commandLine().getErr().println("stackreq: wrote " + output + ": " + summary.describe());
         return 0;

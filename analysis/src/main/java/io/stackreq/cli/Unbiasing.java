@@ -7,20 +7,27 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import io.stackreq.jfr.ChunkContext;
 import io.stackreq.jfr.RecordingRewriter;
+import io.stackreq.join.JoinListener;
+import io.stackreq.join.PreparedJoin;
 import io.stackreq.model.InputException;
+import io.stackreq.output.EnrichedRecordingWriter;
 import io.stackreq.output.OutputFiles;
 
 /**
  * The JVM's whole recording with its own CPU samples replaced by stackreq's: its chunks without
- * them, then the chunk of stackreq's samples ({@code profile.jfr}'s). One file for JMC, whose
+ * them, then a chunk of stackreq's samples as {@code jdk.ExecutionSample}. One file for JMC, whose
  * every page then works and whose Method Profiling page shows the unbiased samples.
  */
-final class Unbiasing {
+final class Unbiasing implements AutoCloseable {
     static final String FILE = "recording-unbiased.jfr";
 
-    private Unbiasing() {
-    }
+    private final Path output;
+    private final SeekableByteChannel channel;
+    private final RecordingRewriter.Removed removed;
+    private final EnrichedRecordingWriter samples;
+    private boolean finished;
 
     /** What the rewrite did, for the line that names the file. */
     record Summary(RecordingRewriter.Removed removed, long samples) {
@@ -34,15 +41,77 @@ final class Unbiasing {
         }
     }
 
+    private Unbiasing(Path output, SeekableByteChannel channel, RecordingRewriter.Removed removed,
+            EnrichedRecordingWriter samples) {
+        this.output = output;
+        this.channel = channel;
+        this.removed = removed;
+        this.samples = samples;
+    }
+
     /**
-     * Refuses an output that is the recording (or the chunk) itself: the input is never written.
+     * Writes the join's recording without the JVM's CPU samples to {@code output}; the samples
+     * follow as the join passes them to {@link #listener()}, {@link #finish()} ends the file. The
+     * recording is only read.
      *
+     * @throws InputException when {@code output} is one of the inputs, or the recording cannot be
+     *                        rewritten (cut, corrupt, a version stackreq does not know); no file is left
+     */
+    static Unbiasing start(PreparedJoin join, Path output) {
+        Path recording = join.recording().file();
+        checkOutput(output, recording, join.samplesFile());
+        SeekableByteChannel channel = OutputFiles.newChannel(output);
+        try {
+            RecordingRewriter.Removed removed = RecordingRewriter.copyWithoutSamples(recording, channel);
+            EnrichedRecordingWriter samples = EnrichedRecordingWriter.executionSamplesTo(channel, join.header(),
+                    join.recording().firstEventNanos(), ChunkContext.beside(recording));
+            return new Unbiasing(output, channel, removed, samples);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(channel);
+            deleteQuietly(output);
+            if (e instanceof IOException) {
+                throw new InputException("cannot write " + output + ": " + e.getMessage(), e);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    /** Takes the matched samples of the join. */
+    JoinListener listener() {
+        return samples;
+    }
+
+    /** Ends the file once the join is done. */
+    Summary finish() {
+        try {
+            samples.close();
+            channel.close();
+        } catch (IOException e) {
+            throw new InputException("cannot write " + output + ": " + e.getMessage(), e);
+        }
+        finished = true;
+        return new Summary(removed, samples.written());
+    }
+
+    /** Leaves no half-written file when the join did not finish. */
+    @Override
+    public void close() {
+        if (!finished) {
+            closeQuietly(channel);
+            deleteQuietly(output);
+        }
+    }
+
+    /**
+     * Refuses an output that is an input itself: the inputs are never written.
+     *
+     * @param inputs the files read; null ones are left out
      * @throws InputException when {@code output} is one of the inputs
      */
     static void checkOutput(Path output, Path... inputs) {
         for (Path input : inputs) {
             try {
-                if (Files.exists(output) && Files.isSameFile(output, input)) {
+                if (input != null && Files.exists(output) && Files.isSameFile(output, input)) {
                     throw new InputException("refusing to write " + output + ": it is the input " + input
                             + " (stackreq never writes over a recording it reads)");
                 }
@@ -52,33 +121,15 @@ final class Unbiasing {
         }
     }
 
-    /**
-     * Writes {@code output}: {@code recording}'s chunks without the JVM's CPU samples, then
-     * {@code samplesChunk} (a recording of stackreq's samples written beside it). A failure leaves
-     * no file.
-     *
-     * @throws InputException when the recording cannot be rewritten (cut, corrupt, a version
-     *                        stackreq does not know) or the output cannot be written
-     */
-    static RecordingRewriter.Removed write(Path recording, Path samplesChunk, Path output) {
-        checkOutput(output, recording, samplesChunk);
-        SeekableByteChannel out = OutputFiles.newChannel(output);
-        boolean done = false;
-        try (out) {
-            RecordingRewriter.Removed removed = RecordingRewriter.copyWithoutSamples(recording, out);
-            RecordingRewriter.append(samplesChunk, out);
-            done = true;
-            return removed;
+    private static void closeQuietly(SeekableByteChannel channel) {
+        try {
+            channel.close();
         } catch (IOException e) {
-            throw new InputException("cannot write " + output + ": " + e.getMessage(), e);
-        } finally {
-            if (!done) {
-                deleteQuietly(output);
-            }
+            // The failure that led here is the one reported.
         }
     }
 
-    static void deleteQuietly(Path file) {
+    private static void deleteQuietly(Path file) {
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {

@@ -2,10 +2,8 @@ package io.stackreq.jfr;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -90,20 +88,6 @@ public final class RecordingRewriter {
             throw new InputException("cannot rewrite recording " + recording + ": " + e.getMessage(), e);
         }
         return new Removed(samples, settings, chunks);
-    }
-
-    /** Appends the whole of {@code chunkFile} (a file of chunks of its own) to {@code out}. */
-    public static void append(Path chunkFile, SeekableByteChannel out) throws IOException {
-        try (FileChannel in = FileChannel.open(chunkFile, StandardOpenOption.READ)) {
-            ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
-            while (in.read(buffer) >= 0) {
-                buffer.flip();
-                while (buffer.hasRemaining()) {
-                    out.write(buffer);
-                }
-                buffer.clear();
-            }
-        }
     }
 
     private static void checkVersion(ChunkFile.Header header) {

@@ -43,6 +43,7 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
     private final SeekableByteChannel channel;
     private final boolean ownsChannel;
     private final JdkChunkWriter chunk;
+    /** The stackreq.PerfSample type, or null when the chunk holds the execution samples only. */
     private final JfrType eventType;
     private final Map<String, CounterField> counters = new LinkedHashMap<>();
     private long written;
@@ -59,20 +60,22 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
      */
     public EnrichedRecordingWriter(Path file, SampleFileHeader header, long firstEventEpochNanos,
             ChunkContext context) throws IOException {
-        this(OutputFiles.newChannel(file), true, header, firstEventEpochNanos, context);
+        this(OutputFiles.newChannel(file), true, true, header, firstEventEpochNanos, context);
     }
 
     /**
-     * Writes the chunk to {@code channel} from its position (after the chunks of the recording
-     * of {@code context}); {@link #close()} leaves the channel open.
+     * Writes a chunk of the {@code jdk.ExecutionSample} events alone (no {@value #EVENT_NAME}) to
+     * {@code channel} from its position, after the chunks of the recording of {@code context};
+     * {@link #close()} leaves the channel open. The JDK's {@code jfr view} knows only the types of
+     * a file's first chunk: a type of this chunk's own would be one it cannot show.
      */
-    public static EnrichedRecordingWriter appendingTo(SeekableByteChannel channel, SampleFileHeader header,
+    public static EnrichedRecordingWriter executionSamplesTo(SeekableByteChannel channel, SampleFileHeader header,
             long firstEventEpochNanos, ChunkContext context) throws IOException {
-        return new EnrichedRecordingWriter(channel, false, header, firstEventEpochNanos, context);
+        return new EnrichedRecordingWriter(channel, false, false, header, firstEventEpochNanos, context);
     }
 
-    private EnrichedRecordingWriter(SeekableByteChannel channel, boolean ownsChannel, SampleFileHeader header,
-            long firstEventEpochNanos, ChunkContext context) throws IOException {
+    private EnrichedRecordingWriter(SeekableByteChannel channel, boolean ownsChannel, boolean withCounters,
+            SampleFileHeader header, long firstEventEpochNanos, ChunkContext context) throws IOException {
         this.channel = channel;
         this.ownsChannel = ownsChannel;
         JfrType.Builder type = JfrType.event(EVENT_NAME, "Perf Sample",
@@ -96,9 +99,10 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
                 type.field(field.fieldName(), "double", counter);
             }
         }
-        eventType = type.build();
+        eventType = withCounters ? type.build() : null;
         try {
-            chunk = new JdkChunkWriter(channel, firstEventEpochNanos, context, List.of(eventType));
+            chunk = new JdkChunkWriter(channel, firstEventEpochNanos, context,
+                    eventType == null ? List.of() : List.of(eventType));
         } catch (IOException | RuntimeException e) {
             if (ownsChannel) {
                 channel.close();
@@ -152,6 +156,10 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
         long thread = thread(event.threadName(), sample.tid(), event.javaThreadId());
         long time = event.startEpochNanos();
         chunk.executionSample(time, thread, stackTrace);
+        written++;
+        if (eventType == null) {
+            return;
+        }
         Object[] values = new Object[eventType.fields().size()];
         int i = 0;
         values[i++] = time;
@@ -167,7 +175,6 @@ public final class EnrichedRecordingWriter implements JoinListener, AutoCloseabl
             values[i++] = counter.getValue().nanoseconds() ? (Object) delta : (Object) (double) delta;
         }
         chunk.event(eventType, values);
-        written++;
     }
 
     /** Samples written so far (each one a {@code jdk.ExecutionSample} and a {@value #EVENT_NAME}). */
