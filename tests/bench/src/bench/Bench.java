@@ -20,7 +20,8 @@ import java.util.Set;
  * libstackreq-perf.so and the events jar), {@code bench.asprof} (libasyncProfiler.so),
  * {@code bench.cp} (workload class path), {@code bench.work} (run directories),
  * {@code bench.emitter} (the native emitter benchmark), {@code bench.testNative} (the native-depth
- * workload's JNI libraries), {@code bench.measuredOn} (the line that
+ * workload's JNI libraries), {@code bench.cli} (the CLI jar), {@code bench.jfrConverter}
+ * (async-profiler's converter), {@code bench.root} (the source tree), {@code bench.measuredOn} (the line that
  * names the commit, date and command the results come from).
  */
 public final class Bench {
@@ -46,7 +47,8 @@ public final class Bench {
     String measuredOn = "";
 
     static final List<String> PARTS =
-            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth", "soak");
+            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth", "soak",
+                    "flame");
 
     private Bench(boolean quick, List<Path> jdkHomes, Set<String> parts, int reps) throws IOException {
         this.quick = quick;
@@ -63,7 +65,7 @@ public final class Bench {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
                 + " [--walker asgct|vmstructs]"
-                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak]");
+                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak,flame]");
         System.exit(2);
     }
 
@@ -142,6 +144,7 @@ public final class Bench {
         if (parts.contains("native")) new NativeFramesPart(this).run();
         if (parts.contains("native-depth")) new NativeDepthPart(this).run();
         if (parts.contains("soak")) new SoakPart(this).run();
+        if (parts.contains("flame")) new FlamePart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());
         progress("tables also in " + work.resolve("results.md"));

@@ -13,11 +13,17 @@ final class H2Workload extends Workload {
     private Connection connection;
     private PreparedStatement insert, point, range, delete;
     private final SplittableRandom random = new SplittableRandom(42);
+    private final String database;
+
+    H2Workload() { this("bench"); }
+
+    /** Workloads on several threads of one JVM each need a database of their own. */
+    H2Workload(String database) { this.database = database; }
 
     @Override protected String name() { return "h2"; }
 
     @Override protected void setUp() throws Exception {
-        connection = DriverManager.getConnection("jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1");
+        connection = DriverManager.getConnection("jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
         try (Statement s = connection.createStatement()) {
             s.execute("CREATE TABLE orders(id BIGINT PRIMARY KEY, customer INT, item VARCHAR(64), amount DOUBLE)");
             s.execute("CREATE INDEX orders_customer ON orders(customer)");

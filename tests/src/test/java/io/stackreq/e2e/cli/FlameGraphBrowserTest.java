@@ -3,18 +3,17 @@ package io.stackreq.e2e.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 
+import io.stackreq.e2e.cli.HeadlessChromium.Frame;
 import io.stackreq.tests.NativeFramesTest;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -32,11 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("alone")
 class FlameGraphBrowserTest {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Pattern FRAME =
-            Pattern.compile("<div class=\"(frame[^\"]*)\" style=\"([^\"]*)\">([^<]*)</div>");
-    private static final Pattern WIDTH = Pattern.compile("width: ([0-9.]+)px");
-    private static final Pattern TOP = Pattern.compile("top: ([0-9.]+)px");
     private static final Pattern SEARCH_RESULT = Pattern.compile("<span id=\"search-result\">Matched: ([0-9.]+)%");
     /**
      * The search typed into the page: a case-insensitive regular expression. Plain "methodA" would
@@ -48,39 +42,6 @@ class FlameGraphBrowserTest {
     @TempDir
     Path dir;
 
-    /** One drawn frame of the page. */
-    record Frame(List<String> classes, double width, double top, String text, String style) {
-        private static final Pattern RGB = Pattern.compile("background: rgb\\((\\d+), (\\d+), (\\d+)\\)");
-
-        boolean isMatch() {
-            return classes.contains("match");
-        }
-
-        /** The hue in degrees of the frame's background, or -1 when it has no rgb background. */
-        double hue() {
-            Matcher rgb = RGB.matcher(style);
-            if (!rgb.find()) {
-                return -1;
-            }
-            double r = Integer.parseInt(rgb.group(1)) / 255.0;
-            double g = Integer.parseInt(rgb.group(2)) / 255.0;
-            double b = Integer.parseInt(rgb.group(3)) / 255.0;
-            double max = Math.max(r, Math.max(g, b));
-            double range = max - Math.min(r, Math.min(g, b));
-            if (range == 0) {
-                return 0;
-            }
-            double hue = max == r ? ((g - b) / range) % 6 : max == g ? (b - r) / range + 2 : (r - g) / range + 4;
-            return (hue * 60 + 360) % 360;
-        }
-
-        /** flame-graph.html draws native code in hues 95 to 130 (greens), Java code in 10-50 or 195-220. */
-        boolean isNativeColour() {
-            double hue = hue();
-            return hue >= 94 && hue <= 131;
-        }
-    }
-
     @Test
     void consoleCaptureSeesPageErrors() throws IOException {
         // Without this the "no console errors" checks below could pass by not seeing any.
@@ -88,7 +49,7 @@ class FlameGraphBrowserTest {
         Files.writeString(page, "<!DOCTYPE html><html><body><script>console.error('probe-error');"
                 + "undefinedFunction();</script></body></html>");
         JvmRun.Result result = chromium("probe", List.of("--dump-dom"), page.toUri().toString());
-        List<String> console = consoleLines(result);
+        List<String> console = HeadlessChromium.consoleLines(result);
         assertEquals(2, console.size(), () -> "console lines " + console + "\n" + result);
         assertTrue(console.get(0).contains("probe-error"), () -> console.toString());
         assertTrue(console.get(1).contains("Uncaught ReferenceError"), () -> console.toString());
@@ -100,10 +61,10 @@ class FlameGraphBrowserTest {
         double totalPct = Profiles.entry(run.report(), Profiles.METHOD_A).path("totalPct").asDouble();
         JvmRun.Result result = chromium("dom", List.of("--dump-dom"), run.file("flame.html").toUri().toString());
         assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
-        assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
+        assertEquals(List.of(), HeadlessChromium.consoleLines(result), () -> "console messages\n" + result.stderr());
         String dom = result.stdout();
         assertTrue(dom.contains("<h1 id=\"title\">stackreq flame graph: task-clock</h1>"), () -> "no title\n" + dom);
-        List<Frame> frames = frames(dom);
+        List<Frame> frames = HeadlessChromium.frames(dom);
         Frame root = frames.stream().filter(f -> f.top() == 0).findFirst()
                 .orElseThrow(() -> new AssertionError("no root frame drawn\n" + dom));
         double widthA = frames.stream().filter(f -> f.text().equals(Profiles.METHOD_A)).mapToDouble(Frame::width).sum();
@@ -122,9 +83,9 @@ class FlameGraphBrowserTest {
         String url = run.file("flame.html").toUri() + "?search=" + SEARCH;
         JvmRun.Result result = chromium("search", List.of("--dump-dom"), url);
         assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
-        assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
+        assertEquals(List.of(), HeadlessChromium.consoleLines(result), () -> "console messages\n" + result.stderr());
         String dom = result.stdout();
-        List<Frame> frames = frames(dom);
+        List<Frame> frames = HeadlessChromium.frames(dom);
         List<Frame> matches = frames.stream().filter(Frame::isMatch).toList();
         assertTrue(matches.stream().anyMatch(f -> f.text().equals(Profiles.METHOD_A)),
                 () -> "methodA is not highlighted; highlighted: " + matches);
@@ -148,7 +109,7 @@ class FlameGraphBrowserTest {
         Files.deleteIfExists(png);
         JvmRun.Result shot = chromium("screenshot", List.of("--screenshot=" + png, "--hide-scrollbars"), url);
         assertEquals(0, shot.exitCode(), () -> "chromium --screenshot failed\n" + shot);
-        assertEquals(List.of(), consoleLines(shot), () -> "console messages\n" + shot.stderr());
+        assertEquals(List.of(), HeadlessChromium.consoleLines(shot), () -> "console messages\n" + shot.stderr());
         byte[] bytes = Files.readAllBytes(png);
         assertTrue(bytes.length > 2000 && bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G',
                 () -> png + " is not a PNG screenshot (" + bytes.length + " bytes)");
@@ -168,8 +129,8 @@ class FlameGraphBrowserTest {
         assertEquals(0, cli.exitCode(), () -> "stackreq flame failed\n" + cli);
         JvmRun.Result result = chromium("native", List.of("--dump-dom"), page.toUri().toString());
         assertEquals(0, result.exitCode(), () -> "chromium failed\n" + result);
-        assertEquals(List.of(), consoleLines(result), () -> "console messages\n" + result.stderr());
-        List<Frame> frames = frames(result.stdout());
+        assertEquals(List.of(), HeadlessChromium.consoleLines(result), () -> "console messages\n" + result.stderr());
+        List<Frame> frames = HeadlessChromium.frames(result.stdout());
         List<Frame> chain = frames.stream().filter(f -> f.text().startsWith("native_chain_level")).toList();
         List<Frame> java = frames.stream().filter(f -> f.text().startsWith("io.stackreq.testapp.")).toList();
         System.out.printf("%s native flame.html: %d frames drawn, %d of the C chain, hues %s; Java %s%n", jdk,
@@ -182,42 +143,6 @@ class FlameGraphBrowserTest {
     }
 
     private JvmRun.Result chromium(String name, List<String> action, String url) {
-        if (!Files.isExecutable(CHROMIUM)) {
-            fail(CHROMIUM + " is missing: run tests/run, which installs Debian's chromium for this test");
-        }
-        List<String> command = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox",
-                "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--user-data-dir=" + dir.resolve("profile-" + name),
-                "--enable-logging=stderr", "--v=0", "--window-size=1400,900"));
-        command.addAll(action);
-        command.add(url);
-        return JvmRun.command(null, dir, command).name("chromium-" + name).timeout(Duration.ofSeconds(90)).start();
-    }
-
-    /** What the page logged: Chromium writes every console message and uncaught error as a CONSOLE line. */
-    private static List<String> consoleLines(JvmRun.Result result) {
-        return result.stderr().lines().filter(line -> line.contains(":CONSOLE")).toList();
-    }
-
-    private static List<Frame> frames(String dom) {
-        List<Frame> frames = new ArrayList<>();
-        Matcher frame = FRAME.matcher(dom);
-        while (frame.find()) {
-            Matcher width = WIDTH.matcher(frame.group(2));
-            Matcher top = TOP.matcher(frame.group(2));
-            if (!width.find() || !top.find()) {
-                throw new AssertionError("frame without width or top: " + frame.group());
-            }
-            frames.add(new Frame(List.of(frame.group(1).split(" ")), Double.parseDouble(width.group(1)),
-                    Double.parseDouble(top.group(1)), unescape(frame.group(3)), frame.group(2)));
-        }
-        if (frames.isEmpty()) {
-            throw new AssertionError("no frame drawn:\n" + dom);
-        }
-        return frames;
-    }
-
-    private static String unescape(String html) {
-        return html.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+        return HeadlessChromium.run(dir, name, action, url, Duration.ofSeconds(90));
     }
 }
