@@ -18,7 +18,10 @@ import io.stackreq.fixtures.OwnJvmRecording;
 import io.stackreq.fixtures.Scenario;
 import jdk.jfr.consumer.RecordingFile;
 
-/** {@code report} of a recording with the JVM's own samples: what they give each row, beside stackreq's shares. */
+/**
+ * {@code report} and {@code flame} of a recording with the JVM's own samples: what they give each
+ * method, beside stackreq's shares.
+ */
 class JfrSharesReportTest {
     @TempDir
     static Path directory;
@@ -51,6 +54,25 @@ class JfrSharesReportTest {
         assertTrue(text.out().lines().anyMatch(line -> line.contains("JFR self% JFR total%  method")), text.out());
         assertTrue(text.out().lines().anyMatch(line -> line.matches(" +37\\.5% .* 0\\.0% +0\\.0%  " + Scenario.A)),
                 text.out());
+    }
+
+    @Test
+    void theFlamePageSaysWhatJfrAloneSaidBesideItsOwnShares() throws IOException {
+        Path page = directory.resolve("flame.html");
+        Cli.Result result = Cli.run("flame", recording, "--samples", scenario.samples, "-o", page);
+        assertEquals(0, result.exitCode(), result.err());
+        long jvmSamples = RecordingFile.readAllEvents(recording).stream()
+                .filter(event -> event.getEventType().getName().equals("jdk.ExecutionSample")).count();
+        String html = java.nio.file.Files.readString(page);
+        // The JVM sampled this test's loop, which stackreq's samples (the scenario's) never hold.
+        assertTrue(html.contains("\"jfr\":\"JFR alone, by top frame (its " + String.format("%,d", jvmSamples)
+                + " jdk.ExecutionSample): io.stackreq.fixtures.OwnJvmRecording.write "), html.substring(0, 2000));
+        assertTrue(html.contains("(stackreq 0.0%)"), "stackreq's share of the method JFR put on top");
+        Cli.Result without = Cli.run("flame", scenario.recording, "--samples", scenario.samples, "-o",
+                directory.resolve("plain.html"));
+        assertEquals(0, without.exitCode(), without.err());
+        assertTrue(!java.nio.file.Files.readString(directory.resolve("plain.html")).contains("\"jfr\":"),
+                "no contrast without JFR samples");
     }
 
     @Test
