@@ -139,7 +139,6 @@ public final class JdkChunkWriter implements Closeable {
     private final Map<String, Long> symbols = new LinkedHashMap<>();
     private final Map<Long, String[]> classNames = new HashMap<>();
     private long lastNanos;
-    private long written;
     private boolean closed;
 
     /**
@@ -252,7 +251,6 @@ public final class JdkChunkWriter implements Closeable {
             putValue(event, type.fields().get(i), values[i]);
         }
         events.putSized(event);
-        written++;
         if (events.size() >= FLUSH_BYTES) {
             try {
                 flushEvents();
@@ -260,11 +258,6 @@ public final class JdkChunkWriter implements Closeable {
                 throw new UncheckedIOException(e);
             }
         }
-    }
-
-    /** Events written so far. */
-    public long written() {
-        return written;
     }
 
     private static void putValue(JfrOutput to, JfrType.Field field, Object value) {
