@@ -110,17 +110,23 @@ void test_strings() {
     CHECK((bytes_of(n) == std::vector<uint8_t>{0}));
     CHECK((string_bytes("") == std::vector<uint8_t>{1}));
     CHECK((string_bytes("java/lang") == std::vector<uint8_t>{3, 9, 'j', 'a', 'v', 'a', '/', 'l', 'a', 'n', 'g'}));
-    // Non-ASCII goes as UTF-16 code units (encoding 4), each a varint.
-    CHECK((string_bytes("\xC3\xA9") == std::vector<uint8_t>{4, 1, 0xe9, 0x01}));          // é U+00E9
-    CHECK((string_bytes("a\xE2\x98\x83") == std::vector<uint8_t>{4, 2, 'a', 0x83, 0x4c}));  // ☃ U+2603
-    // U+1F600 as standard UTF-8 and as the JVM's modified UTF-8 (two 3-byte surrogates).
-    std::vector<uint8_t> pair{4, 2, 0xbd, 0xb0, 0x03, 0x80, 0xbc, 0x03};  // D83D DE00
-    CHECK(string_bytes("\xF0\x9F\x98\x80") == pair);
-    CHECK(string_bytes("\xED\xA0\xBD\xED\xB8\x80") == pair);
-    // Modified UTF-8 NUL, and bytes that are no UTF-8 at all.
-    CHECK((string_bytes("\xC0\x80") == std::vector<uint8_t>{4, 1, 0}));
-    CHECK((string_bytes("\xFF" "a") == std::vector<uint8_t>{4, 2, 0xfd, 0xff, 0x03, 'a'}));
-    CHECK((string_bytes("\xE2\x98") == std::vector<uint8_t>{4, 2, 0xfd, 0xff, 0x03, 0xfd, 0xff, 0x03}));
+    // Non-ASCII goes as standard UTF-8 (encoding 3) too.
+    CHECK((string_bytes("\xC3\xA9") == std::vector<uint8_t>{3, 2, 0xc3, 0xa9}));             // é U+00E9
+    CHECK((string_bytes("a\xE2\x98\x83") == std::vector<uint8_t>{3, 4, 'a', 0xe2, 0x98, 0x83}));  // ☃ U+2603
+    // U+1F600 as standard UTF-8 and as the JVM's modified UTF-8 (two 3-byte surrogates): one
+    // 4-byte sequence either way.
+    std::vector<uint8_t> emoji{3, 4, 0xf0, 0x9f, 0x98, 0x80};
+    CHECK(string_bytes("\xF0\x9F\x98\x80") == emoji);
+    CHECK(string_bytes("\xED\xA0\xBD\xED\xB8\x80") == emoji);
+    // Modified UTF-8 NUL; bytes that are no UTF-8 at all and an unpaired surrogate become U+FFFD.
+    CHECK((string_bytes("\xC0\x80") == std::vector<uint8_t>{3, 1, 0}));
+    CHECK((string_bytes("\xFF" "a") == std::vector<uint8_t>{3, 4, 0xef, 0xbf, 0xbd, 'a'}));
+    CHECK((string_bytes("\xE2\x98") == std::vector<uint8_t>{3, 6, 0xef, 0xbf, 0xbd, 0xef, 0xbf, 0xbd}));
+    CHECK((string_bytes("\xED\xA0\xBD") == std::vector<uint8_t>{3, 3, 0xef, 0xbf, 0xbd}));
+    // A symbol is UTF-8 even when empty.
+    JfrBuffer empty_symbol;
+    empty_symbol.put_utf8_string("");
+    CHECK((bytes_of(empty_symbol) == std::vector<uint8_t>{3, 0}));
     std::string long_ascii(300, 'x');
     std::vector<uint8_t> l = string_bytes(long_ascii);
     CHECK(l.size() == 3 + 300);

@@ -25,11 +25,11 @@ ChunkContent sample() {
     c.duration_nanos = 10000;
     c.request_event_type_id = 1843;
     c.methods = {
-        {11, "java/lang/String", "hashCode", "()I", 1, false},
-        {12, "Main", "main", "([Ljava/lang/String;)V", 9, false},
+        {11, "java/lang/String", "hashCode", "()I", 1, false, 0x11},
+        {12, "Main", "main", "([Ljava/lang/String;)V", 9, false, 1},
         {13, "", "", "", 0, false},
-        {14, "java/lang/invoke/LambdaForm$MH.0x01", "invoke", "()V", 8, true},
-        {15, "java/lang/Unused", "never", "()V", 1, false},
+        {14, "java/lang/invoke/LambdaForm$MH.0x01", "invoke", "()V", 8, true, 0x10},
+        {15, "java/lang/Unused", "never", "()V", 1, false, 1},
     };
     c.stacks = {
         {101, false, {{11, 1502, 12, FrameType::kJava}, {12, 9, 0, FrameType::kCompiled}}},
@@ -231,9 +231,26 @@ void test_metadata() {
     }
     for (const char* type : {"java.lang.Thread", "jdk.types.StackTrace", "jdk.types.StackFrame", "jdk.types.Method",
                              "java.lang.Class", "jdk.types.Package", "jdk.types.Symbol", "jdk.types.FrameType",
-                             "long", "int", "boolean", "java.lang.String", "jdk.jfr.Label", "jdk.jfr.Description"}) {
+                             "long", "int", "boolean", "java.lang.String", "jdk.jfr.Label", "jdk.jfr.Description",
+                             "short", "float", "jdk.types.ThreadState", "jdk.types.ClassLoader"}) {
         CHECK(chunk.by_name(type) != nullptr);
     }
+    // Thread, Class and Method begin with the JDK's fields in the JDK's order (async-profiler's
+    // converter reads them by position); frames are inline, not a pool.
+    struct Layout {
+        const char* type;
+        std::vector<std::string> fields;
+    } layouts[] = {{"java.lang.Thread", {"osName", "osThreadId", "javaName", "javaThreadId"}},
+                   {"java.lang.Class", {"classLoader", "name", "package", "modifiers", "hidden"}},
+                   {"jdk.types.Method", {"type", "name", "descriptor", "modifiers", "hidden"}},
+                   {"jdk.types.StackFrame", {"method", "lineNumber", "bytecodeIndex", "type"}}};
+    for (const Layout& layout : layouts) {
+        const jfrtest::Class* klass = chunk.by_name(layout.type);
+        CHECK(klass->fields.size() >= layout.fields.size());
+        for (size_t i = 0; i < layout.fields.size(); i++) CHECK(klass->fields[i].name == layout.fields[i]);
+    }
+    const jfrtest::Field& frames = chunk.by_name("jdk.types.StackTrace")->fields[1];
+    CHECK(frames.name == "frames" && frames.array && !frames.constant_pool);
     CHECK(chunk.by_name("jdk.types.Symbol")->simple && chunk.by_name("jdk.types.FrameType")->simple);
     const jfrtest::Element* region = nullptr;
     for (const jfrtest::Element& e : chunk.root.children) region = e.name == "region" ? &e : region;
@@ -291,6 +308,7 @@ void test_pools() {
     const jfrtest::Value& gc = pool_entry(chunk, "java.lang.Thread", 2);
     CHECK(gc.items[2].null);  // no Java name: null, not ""
 
+    const jfrtest::Value& top = pool_entry(chunk, "jdk.types.StackTrace", 101);
     const jfrtest::Value& stack = pool_entry(chunk, "jdk.types.StackTrace", 102);
     CHECK(stack.items[0].number == 1);  // truncated
     const std::vector<jfrtest::Value>& frames = stack.items[1].items;
@@ -300,9 +318,11 @@ void test_pools() {
     CHECK(static_cast<int32_t>(frames[0].items[2].number) == -3);
     const jfrtest::Value& native = pool_entry(chunk, "jdk.types.FrameType", frames[0].items[3].number);
     CHECK(native.items[0].text == "Native");
+    // The JDK's keys for the JDK's types; stackreq's undetermined "Java" is 6.
+    CHECK(frames[0].items[3].number == 3 && frames[1].items[3].number == 6 && frames[2].items[3].number == 0);
+    CHECK(top.items[1].items[1].items[3].number == 1);
     CHECK(pool_entry(chunk, "jdk.types.FrameType", frames[1].items[3].number).items[0].text == "Java");
     CHECK(pool_entry(chunk, "jdk.types.FrameType", frames[2].items[3].number).items[0].text == "Interpreted");
-    const jfrtest::Value& top = pool_entry(chunk, "jdk.types.StackTrace", 101);
     CHECK(pool_entry(chunk, "jdk.types.FrameType", top.items[1].items[1].items[3].number).items[0].text ==
           "JIT compiled");
 
@@ -311,22 +331,25 @@ void test_pools() {
     CHECK(symbol(chunk, hash_code.items[1].number) == "hashCode");
     CHECK(symbol(chunk, hash_code.items[2].number) == "()I");
     CHECK(hash_code.items[3].number == 1 && hash_code.items[4].number == 0);
+    // A class: classLoader (null), name, package, modifiers, hidden.
     const jfrtest::Value& string_class = pool_entry(chunk, "java.lang.Class", hash_code.items[0].number);
-    CHECK(symbol(chunk, string_class.items[0].number) == "java/lang/String");
-    const jfrtest::Value& package = pool_entry(chunk, "jdk.types.Package", string_class.items[1].number);
+    CHECK(string_class.items[0].number == 0);
+    CHECK(symbol(chunk, string_class.items[1].number) == "java/lang/String");
+    CHECK(string_class.items[3].number == 0x11);  // public final
+    const jfrtest::Value& package = pool_entry(chunk, "jdk.types.Package", string_class.items[2].number);
     CHECK(symbol(chunk, package.items[0].number) == "java/lang");
     // The unnamed package is null, as in the JVM's pools.
     const jfrtest::Value& main_class = pool_entry(chunk, "java.lang.Class",
                                                   pool_entry(chunk, "jdk.types.Method", 12).items[0].number);
-    CHECK(main_class.items[1].number == 0);
+    CHECK(main_class.items[2].number == 0);
     // Hidden classes keep their name and are marked.
     const jfrtest::Value& lambda = pool_entry(chunk, "jdk.types.Method", 14);
     CHECK(lambda.items[4].number == 1);
-    CHECK(pool_entry(chunk, "java.lang.Class", lambda.items[0].number).items[2].number == 1);
+    CHECK(pool_entry(chunk, "java.lang.Class", lambda.items[0].number).items[4].number == 1);
     // An unresolved method still has a class and a descriptor: readers fail without them.
     const jfrtest::Value& unknown = pool_entry(chunk, "jdk.types.Method", 13);
     CHECK(unknown.items[0].number != 0);
-    CHECK(symbol(chunk, pool_entry(chunk, "java.lang.Class", unknown.items[0].number).items[0].number) == "<unknown>");
+    CHECK(symbol(chunk, pool_entry(chunk, "java.lang.Class", unknown.items[0].number).items[1].number) == "<unknown>");
     CHECK(symbol(chunk, unknown.items[1].number) == "<unknown>");
     CHECK(symbol(chunk, unknown.items[2].number) == "()V");
     // Each symbol once, each referenced key defined.

@@ -47,6 +47,38 @@ std::u16string to_utf16(const char* chars, size_t n) {
     return units;
 }
 
+// UTF-16 code units as standard UTF-8: a surrogate pair as one 4-byte sequence, an unpaired
+// surrogate as U+FFFD.
+std::string to_utf8(const std::u16string& units) {
+    std::string out;
+    out.reserve(units.size() * 3);
+    for (size_t i = 0; i < units.size(); i++) {
+        uint32_t cp = units[i];
+        if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < units.size() && units[i + 1] >= 0xDC00 && units[i + 1] <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (units[i + 1] - 0xDC00);
+            i++;
+        } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+            cp = kReplacement;
+        }
+        if (cp < 0x80) {
+            out.push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+            out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else if (cp < 0x10000) {
+            out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+            out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        } else {
+            out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+            out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 void JfrBuffer::grow(size_t needed) {
@@ -76,23 +108,18 @@ void JfrBuffer::patch_be64(size_t offset, uint64_t v) {
     for (int i = 0; i < 8; i++) data_[offset + i] = static_cast<char>(v >> (56 - 8 * i));
 }
 
-void JfrBuffer::put_string(const char* s, size_t n) {
-    if (n == 0) {
-        put_u8(kStringEmpty);
-        return;
-    }
+void JfrBuffer::put_utf8_string(const char* s, size_t n) {
     bool ascii = true;
     for (size_t i = 0; i < n && ascii; i++) ascii = static_cast<unsigned char>(s[i]) < 0x80;
+    put_u8(kStringUtf8);
     if (ascii) {
-        put_u8(kStringUtf8);
         put_varint32(static_cast<uint32_t>(n));
         put_bytes(s, n);
         return;
     }
-    std::u16string units = to_utf16(s, n);
-    put_u8(kStringCharArray);
-    put_varint32(static_cast<uint32_t>(units.size()));
-    for (char16_t unit : units) put_varint32(static_cast<uint32_t>(unit));
+    std::string utf8 = to_utf8(to_utf16(s, n));
+    put_varint32(static_cast<uint32_t>(utf8.size()));
+    put_bytes(utf8.data(), utf8.size());
 }
 
 void JfrBuffer::end_sized_long(size_t start) {

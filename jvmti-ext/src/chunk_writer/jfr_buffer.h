@@ -72,17 +72,28 @@ public:
     void put_be64(uint64_t v);
     void patch_be64(size_t offset, uint64_t v);
 
-    // A JFR string: encoding 0 for null, 1 for "", 3 (UTF-8) for ASCII, and 4 (UTF-16 code
-    // units) for anything else, because the JVM's names are modified UTF-8 (surrogates as
-    // separate 3-byte sequences, NUL as C0 80) which a plain UTF-8 decoder would garble.
-    // Invalid sequences become U+FFFD.
+    // A JFR string: encoding 0 for null, 1 for "", else 3 (UTF-8). The JVM's names are modified
+    // UTF-8 (surrogates as separate 3-byte sequences, NUL as C0 80), which a plain UTF-8 decoder
+    // would garble, so non-ASCII text is re-encoded as standard UTF-8; invalid sequences and
+    // unpaired surrogates become U+FFFD. UTF-8 everywhere, because readers differ on the other
+    // encodings: async-profiler's converter takes only 3 for a symbol, Pyroscope's jfr-parser
+    // reads 4 (UTF-16) unit by unit.
     void put_null_string() { put_u8(kStringNull); }
     void put_string_reference(uint64_t key) {
         put_u8(kStringPoolReference);
         put_varint64(key);
     }
-    void put_string(const char* s, size_t n);
+    void put_string(const char* s, size_t n) {
+        if (n == 0) {
+            put_u8(kStringEmpty);
+        } else {
+            put_utf8_string(s, n);
+        }
+    }
     void put_string(const std::string& s) { put_string(s.data(), s.size()); }
+    // Encoding 3 even for "" (a zero length), as a jdk.types.Symbol must be for async-profiler.
+    void put_utf8_string(const char* s, size_t n);
+    void put_utf8_string(const std::string& s) { put_utf8_string(s.data(), s.size()); }
 
     // Size-prefixed records (events): begin_sized() reserves one byte, end_sized() writes the
     // varint size (which counts itself) there, moving the body only when it is 127 bytes or
@@ -134,7 +145,6 @@ public:
     static constexpr uint8_t kStringEmpty = 1;
     static constexpr uint8_t kStringPoolReference = 2;  // then the key in the java.lang.String pool
     static constexpr uint8_t kStringUtf8 = 3;
-    static constexpr uint8_t kStringCharArray = 4;
 
 private:
     void grow(size_t needed);

@@ -103,6 +103,7 @@ private:
 struct ClassValue {
     uint64_t name;
     uint64_t package;
+    int32_t modifiers;
     bool hidden;
 };
 
@@ -274,7 +275,7 @@ private:
         }
         std::string identity = name;
         identity.push_back(method.hidden ? 'h' : 'c');
-        return classes_.intern(identity, ClassValue{symbol(name), package, method.hidden});
+        return classes_.intern(identity, ClassValue{symbol(name), package, method.class_modifiers, method.hidden});
     }
 
     // The checkpoint: every constant pool the events reach, each written by its own function.
@@ -398,8 +399,10 @@ private:
 
     void write_class_pool() {
         write_interned_pool(kClass, classes_.entries(), [this](const auto& klass) {
+            buf_.put_varint64(uint64_t{0});  // classLoader: null
             buf_.put_varint64(klass.name);
             buf_.put_varint64(klass.package);
+            buf_.put_varint32(klass.modifiers);
             buf_.put_bool(klass.hidden);
         });
     }
@@ -409,7 +412,7 @@ private:
     }
 
     void write_symbol_pool() {
-        write_interned_pool(kSymbol, symbols_.entries(), [this](const auto& text) { buf_.put_string(text); });
+        write_interned_pool(kSymbol, symbols_.entries(), [this](const auto& text) { buf_.put_utf8_string(text); });
     }
 
     void write_frame_type_pool(size_t used_count) {

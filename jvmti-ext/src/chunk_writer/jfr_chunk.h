@@ -26,6 +26,7 @@ struct MethodEntry {
     std::string descriptor;      // "(I)V"; "" = unknown
     int32_t modifiers = 0;       // JVM access flags of the method
     bool hidden = false;         // method of a hidden class (lambda forms)
+    int32_t class_modifiers = 0; // JVM access flags of its class
 };
 
 struct StackFrameEntry {

@@ -39,22 +39,32 @@ std::vector<ClassDef> build_classes() {
     FieldDef value_string{"value", kString, false, false, {}};
     FieldDef value_strings{"value", kString, false, true, {}};
     std::vector<ClassDef> c;
+    // Every type a reader may insist on is declared, used or not: Grafana Pyroscope's jfr-parser
+    // stops at a chunk that lacks short, float or jdk.types.ThreadState.
     c.push_back({kBoolean, "boolean", "", false, {}, {}});
     c.push_back({kInt, "int", "", false, {}, {}});
     c.push_back({kLong, "long", "", false, {}, {}});
+    c.push_back({kShort, "short", "", false, {}, {}});
+    c.push_back({kFloat, "float", "", false, {}, {}});
     c.push_back({kString, "java.lang.String", "", false, {}, {}});
+    // Thread, Class, Method and StackFrame start with the JDK's fields in the JDK's order:
+    // async-profiler's converter reads their pools by position.
     c.push_back({kThread, "java.lang.Thread", "", false,
                  {value_field(kString, "osName", "OS Thread Name"), value_field(kLong, "osThreadId", "OS Thread Id"),
                   value_field(kString, "javaName", "Java Thread Name"),
                   value_field(kLong, "javaThreadId", "Java Thread Id"),
                   value_field(kBoolean, "virtual", "Virtual Thread")},
                  {label("Thread")}});
-    // The JVM's Class also has classLoader and modifiers, its Package module and exported:
-    // AsyncGetCallTrace frames do not tell them, and readers treat missing fields as absent.
+    // The class loader is null (AsyncGetCallTrace frames do not tell it); the JVM's Package also
+    // has module and exported: readers treat missing fields as absent.
     c.push_back({kClass, "java.lang.Class", "", false,
-                 {pool_field(kSymbol, "name", "Name"), pool_field(kPackage, "package", "Package"),
+                 {pool_field(kClassLoader, "classLoader", "Class Loader"), pool_field(kSymbol, "name", "Name"),
+                  pool_field(kPackage, "package", "Package"), value_field(kInt, "modifiers", "Access Modifiers"),
                   value_field(kBoolean, "hidden", "Hidden")},
                  {label("Java Class")}});
+    c.push_back({kClassLoader, "jdk.types.ClassLoader", "", false,
+                 {pool_field(kClass, "type", "Type"), pool_field(kSymbol, "name", "Name")},
+                 {label("Java Class Loader")}});
     c.push_back({kPackage, "jdk.types.Package", "", false, {pool_field(kSymbol, "name", "Name")}, {label("Package")}});
     c.push_back({kMethod, "jdk.types.Method", "", false,
                  {pool_field(kClass, "type", "Type"), pool_field(kSymbol, "name", "Name"),
@@ -62,6 +72,8 @@ std::vector<ClassDef> build_classes() {
                   value_field(kBoolean, "hidden", "Hidden")},
                  {label("Java Method")}});
     c.push_back({kSymbol, "jdk.types.Symbol", "", true, {value_field(kString, "string", "String")}, {label("Symbol")}});
+    // Frames inline (not a pool of their own): the JVM writes them so, and Pyroscope skips
+    // frames given as pool references.
     c.push_back({kStackTrace, "jdk.types.StackTrace", "", false,
                  {value_field(kBoolean, "truncated", "Truncated"),
                   {"frames", kStackFrame, false, true, {label("Stack Frames")}}},
@@ -72,6 +84,8 @@ std::vector<ClassDef> build_classes() {
                  {}});
     c.push_back({kFrameType, "jdk.types.FrameType", "", true, {value_field(kString, "description", "Description")},
                  {label("Frame type")}});
+    c.push_back({kThreadState, "jdk.types.ThreadState", "", true, {value_field(kString, "name", "Name")},
+                 {label("Java Thread State")}});
 
     c.push_back({kStackTraceRequest, "jdk.StackTraceRequest", "jdk.jfr.Event", false,
                  {start_time_field(),
@@ -227,7 +241,25 @@ const std::vector<ClassDef>& metadata_classes() {
     return classes;
 }
 
-uint64_t frame_type_key(FrameType type) { return static_cast<uint64_t>(type) + 1; }
+uint64_t frame_type_key(FrameType type) {
+    // The JDK's keys (JfrFrameType: interpreted 0, JIT compiled 1, inlined 2, native 3). stackreq's
+    // undetermined Java frame takes 6, which async-profiler's converter reads as a compiled Java
+    // frame (its C1 type) with its class: 4 and 5 would be C++ and kernel frames shown without
+    // one, and 7 or more fall outside the types it knows.
+    switch (type) {
+        case FrameType::kInterpreted:
+            return 0;
+        case FrameType::kCompiled:
+            return 1;
+        case FrameType::kInlined:
+            return 2;
+        case FrameType::kNative:
+            return 3;
+        case FrameType::kJava:
+            break;
+    }
+    return 6;
+}
 
 const char* frame_type_description(FrameType type) {
     switch (type) {

@@ -48,6 +48,10 @@ enum TypeId : uint64_t {
     kAnnotationContentType,
     kAnnotationTimestamp,
     kAnnotationTimespan,
+    kShort,
+    kFloat,
+    kThreadState,
+    kClassLoader,
     kTypeIdEnd
 };
 
@@ -88,6 +92,8 @@ struct StatisticsField {
 const std::vector<StatisticsField>& statistics_fields();
 
 // FrameType pool: keys and the descriptions JFR readers show (and JMC maps to its frame kinds).
+// The JDK's four types have the JDK's keys and descriptions: readers that take the key as the
+// frame's type (async-profiler's converter reads it as one byte) see what the JVM's own chunks say.
 uint64_t frame_type_key(FrameType type);
 const char* frame_type_description(FrameType type);
 constexpr int kFrameTypeCount = 5;

@@ -45,6 +45,7 @@ MethodResolver::Cached& MethodResolver::lookup(jmethodID method) {
         entry.descriptor = descriptor.value;
         jint modifiers = 0;
         if (jvmti_->GetMethodModifiers(method, &modifiers) == JVMTI_ERROR_NONE) entry.modifiers = modifiers;
+        if (jvmti_->GetClassModifiers(holder, &modifiers) == JVMTI_ERROR_NONE) entry.class_modifiers = modifiers;
         // Hidden classes (lambda forms, LambdaMetafactory) have a '.' in their internal name.
         entry.hidden = entry.class_name.find('.') != std::string::npos;
         jint count = 0;

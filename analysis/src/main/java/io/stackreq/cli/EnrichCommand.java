@@ -13,9 +13,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "enrich", mixinStandardHelpOptions = true,
-        description = "Write a JFR recording (open it in JDK Mission Control) with one "
-                + EnrichedRecordingWriter.EVENT_NAME + " event per matched sample: stack trace, thread, time "
-                + "and every counter delta as a field to weigh stacks by.")
+        description = "Write a JFR recording of the matched samples alone: each one a jdk.ExecutionSample, as the "
+                + "JDK writes its own (JDK Mission Control's Method Profiling, jfr view hot-methods, async-profiler's "
+                + "converter count it), and a " + EnrichedRecordingWriter.EVENT_NAME + " event with the same stack, "
+                + "thread and time and every counter delta as a field to weigh stacks by.")
 final class EnrichCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -36,8 +37,9 @@ final class EnrichCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long written = Enrichment.write(sampleOptions.joinInputs(recording, samples, null), output);
-        spec.commandLine().getErr().println(String.format(Locale.ROOT, "stackreq: wrote %s (%,d %s events)", output,
-                written, EnrichedRecordingWriter.EVENT_NAME));
+        spec.commandLine().getErr().println(String.format(Locale.ROOT,
+                "stackreq: wrote %s (%,d samples, each a jdk.ExecutionSample and a %s event)", output, written,
+                EnrichedRecordingWriter.EVENT_NAME));
         return 0;
     }
 }

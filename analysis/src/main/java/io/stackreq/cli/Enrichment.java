@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.stackreq.jfr.ChunkContext;
 import io.stackreq.join.JoinInputs;
 import io.stackreq.join.JoinListener;
 import io.stackreq.join.JoinOutcome;
@@ -20,7 +21,7 @@ final class Enrichment {
     private Enrichment() {
     }
 
-    /** @return the number of events written */
+    /** @return the number of samples written */
     static long write(JoinInputs inputs, Path output) throws IOException {
         try (PreparedJoin join = JoinRunner.prepare(inputs)) {
             return run(join, output, List.of()).written();
@@ -30,18 +31,28 @@ final class Enrichment {
     record Result(JoinOutcome outcome, long written) {
     }
 
-    /** @param others the join's other listeners */
+    /** Writes {@code output}, a recording of stackreq's samples alone; @param others the join's other listeners */
     static Result run(PreparedJoin join, Path output, List<JoinListener> others) throws IOException {
-        long[] span = JoinOutputs.timeSpan(join.recording());
         EnrichedRecordingWriter writer;
         try {
-            writer = new EnrichedRecordingWriter(output, join.header(), span[0], span[1]);
+            writer = new EnrichedRecordingWriter(output, join.header(), join.recording().firstEventNanos(),
+                    ChunkContext.beside(join.recording().file()));
         } catch (IOException e) {
             throw new InputException("cannot write " + output + ": " + e.getMessage(), e);
         }
+        try {
+            return join(join, writer, others);
+        } catch (RuntimeException e) {
+            // The join failed: a half-made recording would only mislead.
+            Files.deleteIfExists(output);
+            throw e;
+        }
+    }
+
+    private static Result join(PreparedJoin join, EnrichedRecordingWriter writer, List<JoinListener> others) {
         List<JoinListener> listeners = new ArrayList<>(others);
         listeners.add(writer);
-        JoinOutcome outcome = null;
+        JoinOutcome outcome;
         try {
             outcome = join.join(listeners);
         } finally {
@@ -49,10 +60,6 @@ final class Enrichment {
                 writer.close();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
-            }
-            if (outcome == null) {
-                // The join failed: a half-made recording would only mislead.
-                Files.deleteIfExists(output);
             }
         }
         return new Result(outcome, writer.written());

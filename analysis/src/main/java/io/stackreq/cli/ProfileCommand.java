@@ -99,7 +99,8 @@ final class ProfileCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "give the java arguments after -- (e.g. -- -cp app.jar Main), or --pid PID");
         }
-        return Profiling.profileAndReport(settings(launch.javaLauncher()), formats, spec.commandLine());
+        Profiling.profileAndReport(settings(launch.javaLauncher()), formats, spec.commandLine());
+        return 0;
     }
 
     private ProfileSettings settings(Path java) {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -56,8 +57,11 @@ final class Profiling {
         return Paths.get(System.getProperty("java.home"), "bin", "java");
     }
 
-    /** @param formats fleet formats to write besides the report, flame graph and profile.jfr */
-    static int profileAndReport(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
+    /**
+     * @param formats fleet formats to write besides the report, flame graph and profile.jfr
+     * @return the report printed
+     */
+    static Report profileAndReport(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
             throws Exception {
         PrintWriter err = commandLine.getErr();
         err.println("stackreq: running " + String.join(" ", settings.commandLine()));
@@ -67,8 +71,7 @@ final class Profiling {
             throw new InputException("the JVM exited with code " + run.exitCode() + " and wrote no recording "
                     + settings.recording() + " (see its messages above)");
         }
-        writeResults(settings, formats, commandLine);
-        return 0;
+        return writeResults(settings, formats, commandLine);
     }
 
     /** {@code profile --pid}: profiles the running JVM for the duration, then writes what profile writes. */
@@ -86,16 +89,26 @@ final class Profiling {
         return 0;
     }
 
+    /** recording-unbiased.jfr's start, or null (one line on stderr) when the recording cannot be rewritten. */
+    private static Unbiasing startUnbiasing(PreparedJoin join, Path output, PrintWriter err) {
+        try {
+            return Unbiasing.start(join, output);
+        } catch (InputException e) {
+            err.println("stackreq: warning: " + Unbiasing.FILE + " not written: " + e.getMessage());
+            return null;
+        }
+    }
+
     /** ProfileRun creates both files empty before the JVM starts: empty means not written. */
     private static boolean hasData(Path file) throws IOException {
         return Files.isRegularFile(file) && Files.size(file) > 0;
     }
 
     /**
-     * Joins recording.jfr with samples.jsonl once, into the report, the flame graph, profile.jfr
-     * and the fleet formats asked for.
+     * Joins recording.jfr with samples.jsonl once, into the report, the flame graph, profile.jfr,
+     * recording-unbiased.jfr and the fleet formats asked for.
      */
-    static void writeResults(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
+    static Report writeResults(ProfileSettings settings, List<FleetFormat> formats, CommandLine commandLine)
             throws IOException {
         PrintWriter out = commandLine.getOut();
         PrintWriter err = commandLine.getErr();
@@ -106,18 +119,33 @@ final class Profiling {
         boolean withSamples = hasData(settings.samples());
         if (!withSamples) {
             err.println("stackreq: warning: the perf agent wrote no " + settings.samples()
-                    + "; the report counts stack-trace events only and profile.jfr is not written");
+                    + "; the report counts stack-trace events only; profile.jfr and " + Unbiasing.FILE + " are not written");
         }
         JoinedProfileBuilder stacks = null;
+        Unbiasing.Summary unbiased = null;
         try (PreparedJoin join = JoinRunner.prepare(JoinInputs.of(settings.recording(),
                 withSamples ? settings.samples() : null))) {
             // The stack profile only when a fleet format is asked for.
             stacks = formats.isEmpty() ? null : JoinOutputs.stackProfile(join);
-            List<JoinListener> listeners = stacks == null ? List.of(trees) : List.of(trees, stacks);
+            List<JoinListener> listeners = new ArrayList<>(List.of(trees));
+            if (stacks != null) {
+                listeners.add(stacks);
+            }
             if (withSamples) {
-                Enrichment.Result result = Enrichment.run(join, directory.resolve(ENRICHED), listeners);
-                outcome = result.outcome();
-                enriched = result.written();
+                Unbiasing unbiasing = startUnbiasing(join, directory.resolve(Unbiasing.FILE), err);
+                try {
+                    if (unbiasing != null) {
+                        listeners.add(unbiasing.listener());
+                    }
+                    Enrichment.Result result = Enrichment.run(join, directory.resolve(ENRICHED), listeners);
+                    outcome = result.outcome();
+                    enriched = result.written();
+                    unbiased = unbiasing == null ? null : unbiasing.finish();
+                } finally {
+                    if (unbiasing != null) {
+                        unbiasing.close();
+                    }
+                }
             } else {
                 outcome = join.join(listeners);
             }
@@ -136,14 +164,18 @@ final class Profiling {
         out.print(text);
         out.println();
         out.println("Results in " + directory + "/");
-        String row = "  %-16s %s%n";
+        String row = "  %-22s %s%n";
         out.printf(Locale.ROOT, row, REPORT, "this report (more: stackreq report "
                 + settings.recording() + " --samples "
                 + settings.samples() + " --by line|stack --threads --format json)");
         out.printf(Locale.ROOT, row, FLAME, "interactive flame graph, open it in a browser");
+        if (unbiased != null) {
+            out.printf(Locale.ROOT, row, Unbiasing.FILE, unbiased.describe() + ": for JDK Mission Control");
+        }
         if (enriched >= 0) {
             out.printf(Locale.ROOT, row, ENRICHED, String.format(Locale.ROOT,
-                    "%,d %s events with stack and counters, open it in JDK Mission Control", enriched,
+                    "stackreq's %,d samples alone, as jdk.ExecutionSample (JMC, jfr view hot-methods, "
+                    + "async-profiler's converter) and as %s with every counter", enriched,
                     EnrichedRecordingWriter.EVENT_NAME));
         }
         for (FleetFormat format : formats) {
@@ -153,5 +185,6 @@ final class Profiling {
                 "the JVM's JFR recording with the jdk.StackTraceRequest events");
         out.printf(Locale.ROOT, row, ProfileSettings.SAMPLES, "the perf agent's samples (JSON lines)");
         out.flush();
+        return report;
     }
 }

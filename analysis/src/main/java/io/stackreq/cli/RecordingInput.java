@@ -21,7 +21,8 @@ final class RecordingInput {
 
     @Option(names = "--metric", paramLabel = "EVENT",
             description = "Counter of a perf agent sample file to weigh samples by (default: the sample file's "
-                    + "leader, e.g. task-clock)")
+                    + "leader, e.g. task-clock), or samples: each sample weighs 1, as the readers of "
+                    + "jdk.ExecutionSample count them")
     String metric;
 
     @Mixin

@@ -10,7 +10,8 @@ import picocli.CommandLine.Spec;
         description = "Unbiased Java stack traces on perf-counter overflows: profile a JVM, then join the "
                 + "perf samples with the jdk.StackTraceRequest events of its JFR recording.",
         subcommands = {ProfileCommand.class, ReportCommand.class, FlameCommand.class, CollapsedCommand.class,
-                JoinCommand.class, EnrichCommand.class, ExportCommand.class, DemoCommand.class})
+                JoinCommand.class, EnrichCommand.class, UnbiasCommand.class, ExportCommand.class,
+                DemoCommand.class})
 public final class StackreqCommand implements Runnable {
     @Spec
     CommandSpec spec;

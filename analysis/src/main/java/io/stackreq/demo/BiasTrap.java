@@ -1,7 +1,12 @@
 package io.stackreq.demo;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -12,7 +17,9 @@ import java.util.Locale;
  * only, so the clock calls add nothing inside the phases, and other load on the machine does not
  * skew the truth) and prints the shares at exit: the ground truth a CPU profile should reproduce.
  *
- * <p>Usage: {@code BiasTrap [seconds]} (default 15).
+ * <p>Usage: {@code BiasTrap [seconds [file]]} (default 15 s); with a file, it also writes the
+ * shares there as two lines, {@code copyArrays PERCENT} and {@code countedLoop PERCENT}, for
+ * {@code stackreq demo} to put beside what JFR and stackreq say.
  */
 public final class BiasTrap {
     public static final String DESCRIPTION = "BiasTrap spends ~60% of its CPU in copyArrays (System.arraycopy) "
@@ -29,7 +36,7 @@ public final class BiasTrap {
     private BiasTrap() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws IOException {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 15;
         int[] source = new int[ARRAY_LENGTH];
         int[] target = new int[ARRAY_LENGTH];
@@ -53,6 +60,30 @@ public final class BiasTrap {
         System.out.printf(Locale.ROOT,
                 "BiasTrap: measured copyArrays %.1f%% (%.2f s of CPU), countedLoop %.1f%% (%.2f s of CPU)%n",
                 100 * copyNanos / total, copyNanos / 1e9, 100 * loopNanos / total, loopNanos / 1e9);
+        if (args.length > 1) {
+            Files.writeString(Paths.get(args[1]), String.format(Locale.ROOT, "copyArrays %.1f%ncountedLoop %.1f%n",
+                    100 * copyNanos / total, 100 * loopNanos / total));
+        }
+    }
+
+    /**
+     * The shares a run wrote with {@code [file]}: copyArrays's, then countedLoop's, in percent.
+     *
+     * @throws IOException when the file is missing or not what {@link #main} writes
+     */
+    public static double[] readMeasured(Path file) throws IOException {
+        double[] shares = new double[2];
+        List<String> lines = Files.readAllLines(file);
+        if (lines.size() != 2 || !lines.get(0).startsWith("copyArrays ") || !lines.get(1).startsWith("countedLoop ")) {
+            throw new IOException(file + " does not hold BiasTrap's shares");
+        }
+        try {
+            shares[0] = Double.parseDouble(lines.get(0).substring("copyArrays ".length()));
+            shares[1] = Double.parseDouble(lines.get(1).substring("countedLoop ".length()));
+        } catch (NumberFormatException e) {
+            throw new IOException(file + " does not hold BiasTrap's shares", e);
+        }
+        return shares;
     }
 
     /** Copies back and forth until the budget is spent: the time is in the arraycopy stub. */

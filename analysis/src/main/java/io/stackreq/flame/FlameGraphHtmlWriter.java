@@ -30,7 +30,7 @@ import io.stackreq.tree.CallTree.Node;
  * <p>The JSON holds the tree in columns, so that its size grows with the number of nodes by a few
  * bytes each and every name is written once; the page derives totals, depths and parents:
  * <pre>{
- *   "title": "...", "details": "...",
+ *   "title": "...", "details": "...", "jfr": "..." (only when JFR's own samples are there to contrast),
  *   "names": {"shared": [0, 12, ...], "suffix": ["all", "Thread.run", ...]},
  *   "kinds": {"label": [name indices], "native": [name indices]},
  *   "tree": {"name": [name index per node], "children": [child count per node]},
@@ -55,8 +55,15 @@ public final class FlameGraphHtmlWriter {
     private static final JsonFactory JSON = new JsonFactory();
     private static final Comparator<Node> SIBLINGS = Comparator.comparing(Node::name);
 
-    /** Text shown above the graph. */
-    public record Header(String title, String metric, String unit, String details) {
+    /**
+     * Text shown above the graph.
+     *
+     * @param jfr what JFR's own sampler said of the same run, shown beside the details; null for none
+     */
+    public record Header(String title, String metric, String unit, String details, String jfr) {
+        public Header(String title, String metric, String unit, String details) {
+            this(title, metric, unit, details, null);
+        }
     }
 
     /** What a name stands for; the page colours each kind its own way. */
@@ -108,6 +115,9 @@ public final class FlameGraphHtmlWriter {
         json.writeStartObject();
         json.writeStringField("title", header.title());
         json.writeStringField("details", header.details());
+        if (header.jfr() != null) {
+            json.writeStringField("jfr", header.jfr());
+        }
         names(json, sorted);
 
         json.writeObjectFieldStart("kinds");

@@ -3,6 +3,7 @@ package io.stackreq.join;
 import java.util.Set;
 
 import io.stackreq.model.InputException;
+import io.stackreq.model.JfrSampleSpec;
 import io.stackreq.model.Sample;
 import io.stackreq.model.SampleFileHeader;
 
@@ -16,6 +17,11 @@ import io.stackreq.model.SampleFileHeader;
 public record Metric(String name, String unit) {
     /** The metric without a sample file: every stack-trace event weighs 1. */
     public static final String EVENTS = "events";
+    /**
+     * Every matched sample weighs 1, whatever its counters say: the shares the readers of
+     * {@code jdk.ExecutionSample} (which count samples) show for the same samples.
+     */
+    public static final String SAMPLES = JfrSampleSpec.COUNT;
 
     // Counters whose values are nanoseconds (perf's software clocks and the agent's CPU timer).
     private static final Set<String> TIME_COUNTERS = Set.of("task-clock", "cpu-clock", "cpu-timer");
@@ -31,9 +37,12 @@ public record Metric(String name, String unit) {
      */
     public static Metric forSamples(String requested, SampleFileHeader header, String fileName) {
         String name = requested == null ? header.leader() : requested;
+        if (name.equals(SAMPLES) && !header.events().contains(name)) {
+            return new Metric(SAMPLES, "count");
+        }
         if (!header.events().contains(name) && !name.equals(header.leader())) {
             throw new InputException("metric '" + name + "' is not counted in " + fileName + " (its events: "
-                    + String.join(", ", header.events()) + ")");
+                    + String.join(", ", header.events()) + "; or " + SAMPLES + ": each sample weighs 1)");
         }
         boolean time = TIME_COUNTERS.contains(name) || (name.equals(header.leader()) && header.isTimeBased());
         return new Metric(name, time ? "ns" : "count");
@@ -47,6 +56,9 @@ public record Metric(String name, String unit) {
         }
         if (name.equals(sample.event())) {
             return sample.period();
+        }
+        if (name.equals(SAMPLES)) {
+            return 1;
         }
         throw new InputException("sample at line " + sample.line() + " has no delta for metric '" + name + "'");
     }

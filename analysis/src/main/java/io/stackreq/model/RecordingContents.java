@@ -41,8 +41,9 @@ public final class RecordingContents {
     private final long firstEventNanos;
     private final long lastEventNanos;
     private final Map<String, Long> statistics;
+    private final JvmSamples jvmSamples;
 
-    private RecordingContents(Builder builder, Map<String, Long> statistics) {
+    private RecordingContents(Builder builder, Map<String, Long> statistics, JvmSamples jvmSamples) {
         this.file = builder.file;
         this.userData = builder.userData;
         this.times = builder.times;
@@ -56,6 +57,7 @@ public final class RecordingContents {
         this.firstEventNanos = builder.firstEventNanos;
         this.lastEventNanos = builder.lastEventNanos;
         this.statistics = Collections.unmodifiableMap(new LinkedHashMap<>(statistics));
+        this.jvmSamples = jvmSamples;
     }
 
     /** The events of {@code all}'s recording that {@code requester} requested, in file order. */
@@ -68,6 +70,7 @@ public final class RecordingContents {
         this.shapeRequesters = all.shapeRequesters;
         this.requesterEvents = all.requesterEvents;
         this.statistics = all.statistics;
+        this.jvmSamples = all.jvmSamples;
         this.size = (int) (long) requesterEvents.getOrDefault(requester, 0L);
         this.selected = new int[size];
         int count = 0;
@@ -163,6 +166,11 @@ public final class RecordingContents {
         return statistics;
     }
 
+    /** The JVM's own CPU samples in the recording, whoever requested the stack-trace events. */
+    public JvmSamples jvmSamples() {
+        return jvmSamples;
+    }
+
     /**
      * What events share: the same shape is stored once.
      *
@@ -242,7 +250,11 @@ public final class RecordingContents {
         }
 
         public RecordingContents build(Map<String, Long> statistics) {
-            return new RecordingContents(this, statistics);
+            return build(statistics, JvmSamples.NONE);
+        }
+
+        public RecordingContents build(Map<String, Long> statistics, JvmSamples jvmSamples) {
+            return new RecordingContents(this, statistics, jvmSamples);
         }
     }
 }

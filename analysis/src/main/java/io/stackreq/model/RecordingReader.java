@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +31,8 @@ import org.openjdk.jmc.flightrecorder.parser.ParserExtensionRegistry;
 import org.openjdk.jmc.flightrecorder.parser.ValueField;
 
 /**
- * Reads {@code jdk.StackTraceRequest} and {@code stackreq.RequestStatistics} events with JMC core,
+ * Reads {@code jdk.StackTraceRequest} and {@code stackreq.RequestStatistics} events with JMC core
+ * (and the JVM's own CPU samples, to tell what JFR alone says),
  * whichever chunk they are in: JMC resolves every chunk by its own metadata, so stackreq's
  * appended chunk and a JDK's native events read the same way. The events stream from JMC's
  * parser into compact columns ({@link RecordingContents}); JMC keeps none of them.
@@ -60,14 +62,19 @@ public final class RecordingReader {
         }
         RecordingContents.Builder events = new RecordingContents.Builder(file);
         Map<String, Long> statistics = new LinkedHashMap<>();
-        stream(file, Map.of(STACK_TRACE_REQUEST, fields -> stackEvents(fields, events),
-                REQUEST_STATISTICS, fields -> statistics(fields, statistics)));
+        JvmSamples.Builder jvmSamples = new JvmSamples.Builder();
+        Map<String, EventReceiver> receivers = new HashMap<>(Map.of(STACK_TRACE_REQUEST,
+                fields -> stackEvents(fields, events), REQUEST_STATISTICS, fields -> statistics(fields, statistics)));
+        for (String type : JvmSamples.TYPES) {
+            receivers.put(type, fields -> jvmSamples(type, fields, jvmSamples));
+        }
+        stream(file, receivers);
         if (events.size() == 0) {
             throw new InputException(file + " has no " + STACK_TRACE_REQUEST
                     + " events (was the recording started with +jdk.StackTraceRequest#enabled=true and the agent "
                     + "loaded?)");
         }
-        return events.build(statistics);
+        return events.build(statistics, jvmSamples.build());
     }
 
     /** Receives the events of one type as JMC core parses them, one at a time. */
@@ -201,6 +208,19 @@ public final class RecordingReader {
             Object requestedBy = value(values, requester);
             out.add(asLong(values[userData]), time == null ? 0 : time.clampedLongValueIn(UnitLookup.EPOCH_NS),
                     requestedBy instanceof String name ? name : "", shape);
+        };
+    }
+
+    /** The JVM's own samples: their stacks, converted once per distinct stack of the chunk. */
+    private static Consumer<Object[]> jvmSamples(String type, List<ValueField> fields, JvmSamples.Builder out) {
+        out.declare(type);
+        int stackTrace = fieldIndex(fields, JfrAttributes.EVENT_STACKTRACE);
+        Map<IMCStackTrace, List<Frame>> stacks = new IdentityHashMap<>();
+        return values -> {
+            IMCStackTrace trace = (IMCStackTrace) value(values, stackTrace);
+            if (trace != null && !trace.getFrames().isEmpty()) {
+                out.add(type, stacks.computeIfAbsent(trace, RecordingReader::frames));
+            }
         };
     }
 

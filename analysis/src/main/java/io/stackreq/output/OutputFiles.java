@@ -41,6 +41,14 @@ public final class OutputFiles {
      *                        may write, or cannot be written
      */
     public static OutputStream newOutputStream(Path file) {
+        return Channels.newOutputStream(newChannel(file));
+    }
+
+    /**
+     * As {@link #newOutputStream}, for a writer that goes back to fill in what it learns last (a
+     * JFR chunk's header).
+     */
+    public static SeekableByteChannel newChannel(Path file) {
         if (Files.isSymbolicLink(file)) {
             throw symbolicLink(file);
         }
@@ -55,7 +63,7 @@ public final class OutputFiles {
                 throw new InputException("refusing to write " + file + ": everyone may write it and its permissions "
                         + "cannot be changed (" + e.getMessage() + ")", e);
             }
-            return Channels.newOutputStream(channel);
+            return channel;
         } catch (FileSystemException e) {
             if (Files.isSymbolicLink(file)) {
                 throw symbolicLink(file);

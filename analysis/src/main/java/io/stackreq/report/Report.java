@@ -21,11 +21,13 @@ import io.stackreq.join.JoinScope;
  * @param quality the full join quality
  * @param scope   what the join took from its inputs and left out
  * @param tables  the rows: the whole report's and, with {@code --threads}, each thread's
+ * @param jfrSamples the JVM's own samples in the recording, by type: the 100% of each row's
+ *                {@code jfr} shares; null when it has none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"inputs", "legend", "totals", "quality", "scope", "tables"})
+@JsonPropertyOrder({"inputs", "legend", "totals", "jfrSamples", "quality", "scope", "tables"})
 public record Report(@JsonUnwrapped Inputs inputs, @JsonUnwrapped Legend legend, @JsonUnwrapped Totals totals,
-        Quality quality, JoinScope scope, @JsonUnwrapped Tables tables) {
+        Quality quality, JoinScope scope, @JsonUnwrapped Tables tables, Map<String, Long> jfrSamples) {
 
     /**
      * @param recording   the recording read

@@ -6,8 +6,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 import io.stackreq.join.JoinOutcome;
+import io.stackreq.model.JvmSamples;
 import io.stackreq.tree.CallTree;
 import io.stackreq.tree.CallTree.Node;
 import io.stackreq.tree.ThreadTally;
@@ -27,6 +29,8 @@ public final class ReportBuilder {
     public Report build(JoinOutcome outcome, CallTree all, Map<String, CallTree> byThread,
             Map<String, ThreadTally> tallies) {
         long totalWeight = all.root().total();
+        JvmSamples jvmSamples = outcome.recording().jvmSamples();
+        Map<String, Long> jfrSamples = jvmSamples.counts();
         List<ThreadReport> threads = null;
         if (!byThread.isEmpty()) {
             threads = new ArrayList<>();
@@ -35,7 +39,7 @@ public final class ReportBuilder {
                 ThreadTally tally = tallies.get(thread.getKey());
                 threads.add(new ThreadReport(new ThreadReport.Identity(thread.getKey(), tally.osThreadIds(),
                         tally.kind()), tally.samples(), threadWeight, percent(threadWeight, totalWeight),
-                        entries(thread.getValue(), totalWeight)));
+                        entries(thread.getValue(), totalWeight, null)));
             }
             threads.sort(Comparator.comparingLong(ThreadReport::totalWeight).reversed()
                     .thenComparing(thread -> thread.identity().thread()));
@@ -45,17 +49,41 @@ public final class ReportBuilder {
                         outcome.samplesFile() == null ? null : outcome.samplesFile().toString()),
                 new Report.Legend(outcome.metric().name(), outcome.metric().unit(), grouping.optionName()),
                 new Report.Totals(totalWeight, outcome.quality().matched(), outcome.quality().unmatched()),
-                Report.Quality.of(outcome.quality()), outcome.scope(), new Report.Tables(entries(all, totalWeight),
-                        threads));
+                Report.Quality.of(outcome.quality()), outcome.scope(), new Report.Tables(entries(all, totalWeight,
+                        withJfrShares(jvmSamples, jfrSamples)), threads), jfrSamples.isEmpty() ? null : jfrSamples);
     }
 
-    private List<ReportEntry> entries(CallTree tree, long totalWeight) {
+    /** What adds the JVM's samplers' shares to each row, or null when there are none to add. */
+    private UnaryOperator<ReportEntry> withJfrShares(JvmSamples jvmSamples, Map<String, Long> counts) {
+        if (counts.isEmpty() || grouping == Grouping.STACK) {
+            return null;
+        }
+        Map<String, Map<String, JvmSamples.Tally>> tallies = new LinkedHashMap<>();
+        counts.keySet().forEach(type -> tallies.put(type, jvmSamples.tally(type, grouping.frameKey()::of)));
+        return entry -> {
+            String key = entry.line() == null ? entry.name() : entry.name() + ":" + entry.line();
+            Map<String, ReportEntry.JfrShare> shares = new LinkedHashMap<>();
+            tallies.forEach((type, byKey) -> {
+                JvmSamples.Tally tally = byKey.getOrDefault(key, new JvmSamples.Tally(0, 0));
+                shares.put(type, new ReportEntry.JfrShare(percent(tally.self(), counts.get(type)),
+                        percent(tally.total(), counts.get(type))));
+            });
+            return new ReportEntry(entry.name(), entry.line(), entry.stack(), entry.weights(), shares);
+        };
+    }
+
+    /** @param jfrShares adds the JVM's samplers' shares to a row, or null */
+    private List<ReportEntry> entries(CallTree tree, long totalWeight, UnaryOperator<ReportEntry> jfrShares) {
         List<ReportEntry> entries = grouping == Grouping.STACK ? stackEntries(tree, totalWeight)
                 : frameEntries(tree, totalWeight);
         entries.sort(Comparator.comparingLong((ReportEntry entry) -> entry.weights().self()).reversed()
                 .thenComparing(Comparator.comparingLong((ReportEntry entry) -> entry.weights().total()).reversed())
                 .thenComparing(ReportEntry::name));
-        return top > 0 && entries.size() > top ? new ArrayList<>(entries.subList(0, top)) : entries;
+        List<ReportEntry> shown = top > 0 && entries.size() > top ? new ArrayList<>(entries.subList(0, top)) : entries;
+        if (jfrShares != null) {
+            shown.replaceAll(jfrShares);
+        }
+        return shown;
     }
 
     /** Self and total per frame key; total counts a key once per sample even when it recurses. */
@@ -84,7 +112,8 @@ public final class ReportBuilder {
             long total = entry.getValue()[1];
             entries.add(new ReportEntry(node.frame().qualifiedMethod(),
                     grouping == Grouping.LINE ? node.frame().lineNumber() : null, null,
-                    new ReportEntry.Weights(self, percent(self, totalWeight), total, percent(total, totalWeight))));
+                    new ReportEntry.Weights(self, percent(self, totalWeight), total, percent(total, totalWeight)),
+                    null));
         }
         return entries;
     }
@@ -101,7 +130,7 @@ public final class ReportBuilder {
                 double pct = percent(node.self(), totalWeight);
                 // A stack's total is its self: nothing is above its top frame.
                 entries.add(new ReportEntry(node.frame().qualifiedMethod(), null, stack,
-                        new ReportEntry.Weights(node.self(), pct, node.self(), pct)));
+                        new ReportEntry.Weights(node.self(), pct, node.self(), pct), null));
             }
         }, node -> {
         });

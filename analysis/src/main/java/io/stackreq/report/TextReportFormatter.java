@@ -1,11 +1,14 @@
 package io.stackreq.report;
 
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 import io.stackreq.join.JoinScope;
+import io.stackreq.model.JvmSamples;
 import io.stackreq.model.SampleSource;
 
 /** The human-readable report: a table of entries, then the join quality. */
@@ -24,6 +27,13 @@ public final class TextReportFormatter {
         } else {
             out.append("Metric     stack-trace events (no --samples): ")
                     .append(count(report.totals().totalWeight())).append(" with a stack\n");
+        }
+        if (report.jfrSamples() != null) {
+            out.append("JFR        ").append(report.jfrSamples().entrySet().stream()
+                    .map(type -> count(type.getValue()) + " " + type.getKey()).collect(Collectors.joining(", ")))
+                    .append(" (the JVM's own samples; ")
+                    .append(jfrColumns(report.jfrSamples().keySet()).stream().collect(Collectors.joining(" and ")))
+                    .append(": what JFR alone gives each row, of its samples)\n");
         }
         out.append('\n');
         table(out, tables.entries(), legend);
@@ -58,11 +68,16 @@ public final class TextReportFormatter {
 
     private void table(StringBuilder out, List<ReportEntry> entries, Report.Legend legend) {
         boolean stacks = "stack".equals(legend.by());
+        List<String> jfrTypes = entries.isEmpty() || entries.get(0).jfr() == null ? List.of()
+                : List.copyOf(entries.get(0).jfr().keySet());
         if (stacks) {
             out.append(String.format(Locale.ROOT, "%8s %12s  %s%n", "share", legend.unit(), "stack (top frame first)"));
         } else {
-            out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", "self%", "self", "total%", "total",
-                    "line".equals(legend.by()) ? "method:line" : "method"));
+            out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s", "self%", "self", "total%", "total"));
+            for (String column : jfrColumns(jfrTypes)) {
+                out.append(' ').append(column);
+            }
+            out.append("  ").append("line".equals(legend.by()) ? "method:line" : "method").append('\n');
         }
         if (entries.isEmpty()) {
             out.append("  (no matched samples)\n");
@@ -77,9 +92,16 @@ public final class TextReportFormatter {
                 }
             } else {
                 String name = entry.line() == null ? entry.name() : entry.name() + ":" + entry.line();
-                out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s  %s%n", pct(weights.selfPct()),
+                out.append(String.format(Locale.ROOT, "%8s %12s %8s %12s", pct(weights.selfPct()),
                         weight(weights.self(), legend.unit()), pct(weights.totalPct()),
-                        weight(weights.total(), legend.unit()), name));
+                        weight(weights.total(), legend.unit())));
+                List<String> columns = jfrColumns(jfrTypes);
+                for (int i = 0; i < jfrTypes.size(); i++) {
+                    ReportEntry.JfrShare share = entry.jfr().get(jfrTypes.get(i));
+                    out.append(String.format(Locale.ROOT, " %" + columns.get(2 * i).length() + "s %"
+                            + columns.get(2 * i + 1).length() + "s", pct(share.selfPct()), pct(share.totalPct())));
+                }
+                out.append("  ").append(name).append('\n');
             }
         }
     }
@@ -152,6 +174,17 @@ public final class TextReportFormatter {
                     .append(")");
         }
         out.append('\n');
+    }
+
+    /** The column headings of the JVM's samplers' shares: two per sample type. */
+    private static List<String> jfrColumns(Collection<String> types) {
+        List<String> columns = new ArrayList<>();
+        for (String type : types) {
+            String sampler = type.equals(JvmSamples.CPU_TIME_SAMPLE) ? "JFR cpu-time" : "JFR";
+            columns.add(sampler + " self%");
+            columns.add(sampler + " total%");
+        }
+        return columns;
     }
 
     /** Whether the samples are a JFR file's events, which have no perf agent end line nor lines to cut off. */

@@ -50,7 +50,7 @@ class EnrichCommandTest {
         Path output = directory.resolve("profile.jfr");
         Cli.Result result = Cli.run("enrich", scenario.recording, "--samples", scenario.samples, "-o", output);
         assertEquals(0, result.exitCode(), result.err());
-        assertTrue(result.err().contains("14 stackreq.PerfSample events"), result.err());
+        assertTrue(result.err().contains("14 samples, each a jdk.ExecutionSample and a stackreq.PerfSample event"), result.err());
         samples = JfrLoaderToolkit.loadEvents(output.toFile())
                 .apply(ItemFilters.type(EnrichedRecordingWriter.EVENT_NAME));
     }

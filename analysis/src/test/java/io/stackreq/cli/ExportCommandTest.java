@@ -145,9 +145,22 @@ class ExportCommandTest extends ScenarioFixture {
         Path enriched = directory.resolve("profile.jfr");
         Cli.Result enrich = Cli.run("enrich", scenario.recording, "--samples", scenario.samples, "-o", enriched);
         assertEquals(0, enrich.exitCode(), enrich.err());
-        // The JDK's own reader reads it too, stacks included.
-        List<RecordedEvent> events = RecordingFile.readAllEvents(enriched);
+        // The JDK's own reader reads it too, stacks included: each sample a jdk.ExecutionSample with
+        // the stack and thread of its stackreq.PerfSample.
+        List<RecordedEvent> all = RecordingFile.readAllEvents(enriched);
+        List<RecordedEvent> events = all.stream()
+                .filter(event -> event.getEventType().getName().equals("stackreq.PerfSample")).toList();
+        List<RecordedEvent> executionSamples = all.stream()
+                .filter(event -> event.getEventType().getName().equals("jdk.ExecutionSample")).toList();
         assertEquals(14, events.size());
+        assertEquals(14, executionSamples.size());
+        for (int i = 0; i < events.size(); i++) {
+            assertEquals(events.get(i).getStartTime(), executionSamples.get(i).getStartTime());
+            assertEquals(events.get(i).getThread().getJavaName(),
+                    executionSamples.get(i).getThread("sampledThread").getJavaName());
+            assertEquals(events.get(i).getStackTrace().getFrames().toString(),
+                    executionSamples.get(i).getStackTrace().getFrames().toString());
+        }
         for (RecordedEvent event : events) {
             RecordedFrame top = event.getStackTrace().getFrames().get(0);
             if (event.getLong("userData") == 7) {

@@ -176,7 +176,7 @@ class JfrSamplesCliTest extends ScenarioFixture {
         Cli.Result enrich = Cli.run("enrich", scenario.recording, "--samples", datadogSamples, "--weight", "weight",
                 "-o", enriched);
         assertEquals(0, enrich.exitCode(), enrich.err());
-        assertTrue(enrich.err().contains("14 stackreq.PerfSample events"), enrich.err());
+        assertTrue(enrich.err().contains("14 samples, each a jdk.ExecutionSample and a stackreq.PerfSample event"), enrich.err());
         assertEquals(List.of("samples/count"), sampleTypes(exportPprof("jfr.pb.gz")));
         assertEquals(List.of("weight/count", "samples/count"),
                 sampleTypes(exportPprof("jfr-weight.pb.gz", "--weight", "weight")));

@@ -62,7 +62,8 @@ class EnrichInJmcTest {
         JsonNode byTime = run.report();
         JsonNode byFaults = run.report("--metric", "page-faults", "--top", "0");
         long matched = byTime.path("matched").asLong();
-        assertTrue(result.stderr().contains(String.format("(%,d %s events)", matched, EVENT)),
+        assertTrue(result.stderr().contains(String.format("(%,d samples, each a jdk.ExecutionSample and a %s event)",
+                matched, EVENT)),
                 () -> "enrich does not say it wrote " + matched + " events\n" + result);
 
         for (Path file : List.of(enriched, run.file("profile.jfr"))) {

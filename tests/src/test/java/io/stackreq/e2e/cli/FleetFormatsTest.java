@@ -132,6 +132,9 @@ class FleetFormatsTest {
         double pageFaults = 0;
         long withStack = 0;
         for (RecordedEvent event : RecordingFile.readAllEvents(profileJfr)) {
+            if (!event.getEventType().getName().equals(EnrichedRecordingWriter.EVENT_NAME)) {
+                continue; // the same samples as jdk.ExecutionSample, and their settings
+            }
             taskClock += event.getLong("taskClock");
             pageFaults += event.getDouble("pageFaults");
             withStack += event.getStackTrace() != null && !event.getStackTrace().getFrames().isEmpty() ? 1 : 0;

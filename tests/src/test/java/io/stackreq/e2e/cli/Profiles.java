@@ -36,7 +36,8 @@ final class Profiles {
     static final String ALLOCATION_CHURN = "io.stackreq.demo.AllocationChurn";
 
     static final List<String> OUTPUT_FILES =
-            List.of("recording.jfr", "samples.jsonl", "report.txt", "flame.html", "profile.jfr");
+            List.of("recording.jfr", "samples.jsonl", "report.txt", "flame.html", "profile.jfr",
+                    "recording-unbiased.jfr");
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<String, Profiled> RUNS = new HashMap<>();

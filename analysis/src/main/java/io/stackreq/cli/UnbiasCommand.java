@@ -1,0 +1,54 @@
+package io.stackreq.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import io.stackreq.jfr.RecordingRewriter;
+import io.stackreq.join.JoinRunner;
+import io.stackreq.join.PreparedJoin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "unbias", mixinStandardHelpOptions = true,
+        description = "Write the JVM's whole recording with its own CPU samples (jdk.ExecutionSample, "
+                + "jdk.CPUTimeSample: biased) replaced by stackreq's unbiased ones as jdk.ExecutionSample, every other "
+                + "event kept: one file for JDK Mission Control, every page working, Method Profiling unbiased. The "
+                + "recording itself is only read.")
+final class UnbiasCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "REC.jfr", description = "JFR recording with jdk.StackTraceRequest events")
+    Path recording;
+
+    @Option(names = "--samples", paramLabel = "FILE", required = true,
+            description = "Samples to join by userData: the perf agent's sample file or a JFR file with sample events")
+    Path samples;
+
+    @Mixin
+    SampleOptions sampleOptions;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true,
+            description = "Recording to write (e.g. " + Unbiasing.FILE + ")")
+    Path output;
+
+    @Override
+    public Integer call() {
+        Unbiasing.checkOutput(output, recording, samples);
+        // Before the join, which reads the whole recording: a recording that cannot be rewritten fails at once.
+        RecordingRewriter.check(recording);
+        Unbiasing.Summary summary;
+        try (PreparedJoin join = JoinRunner.prepare(sampleOptions.joinInputs(recording, samples, null));
+                Unbiasing unbiased = Unbiasing.start(join, output)) {
+            join.join(List.of(unbiased.listener()));
+            summary = unbiased.finish();
+        }
+        spec.commandLine().getErr().println("stackreq: wrote " + output + ": " + summary.describe());
+        return 0;
+    }
+}
