@@ -63,7 +63,7 @@ class JfrReadersTest {
             List.of("jdk.ExecutionSample", "jdk.NativeMethodSample", "jdk.CPUTimeSample");
     private static final List<String> CONVERTERS = List.of("4.2", "4.5");
     private static final List<String> FORMATS = List.of("collapsed", "html", "pprof");
-    /** What Pyroscope's jfr-parser refuses a chunk without (parser.go, checkTypes). */
+    /** What Grafana Pyroscope's jfr-parser refuses a chunk without (its checkTypes). */
     private static final List<String> PYROSCOPE_TYPES = List.of("int", "long", "short", "float", "boolean",
             "java.lang.String", "jdk.types.FrameType", "jdk.types.ThreadState", "java.lang.Thread", "java.lang.Class",
             "jdk.types.Method", "jdk.types.Package", "jdk.types.Symbol", "jdk.types.StackTrace",
