@@ -248,6 +248,30 @@ void on_thread_start(JNIEnv* jni, jthread thread, int32_t tid) {
     }
 }
 
+void check_at_jfr_start(JNIEnv* jni) {
+    jclass jvm = jni->FindClass("jdk/jfr/internal/JVM");
+    bool has_exclude = false;
+    if (jvm != nullptr) {
+        // Static on JDK 25, an instance method on 17.
+        has_exclude = jni->GetStaticMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr;
+        if (!has_exclude) {
+            clear_exception(jni);
+            has_exclude = jni->GetMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr;
+        }
+        jni->DeleteLocalRef(jvm);
+    }
+    clear_exception(jni);
+    if (!has_exclude) {
+        Log::info("JFR excludes no thread on this JDK (no jdk.jfr.internal.JVM.exclude): nothing to follow");
+    } else if (g_jdk_exclude.load(std::memory_order_acquire) == nullptr ||
+               g_jdk_include.load(std::memory_order_acquire) == nullptr) {
+        Log::warn("JFR's JVM.exclude/include were bound without stackreq: requests of threads JFR excludes are not "
+                  "refused");
+    } else {
+        Log::info("JFR's thread exclusions followed");
+    }
+}
+
 void on_attach(jvmtiEnv* jvmti, JNIEnv* jni) {
     jclass jvm = loaded_jvm_class(jvmti, jni);
     jint status = 0;
