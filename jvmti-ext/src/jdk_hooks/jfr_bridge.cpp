@@ -36,7 +36,7 @@ void JNICALL set_throttle(JNIEnv*, jclass, jlong limit, jlong window_nanos) {
 
 void JNICALL set_event_type_id(JNIEnv*, jclass, jlong id) { Emitter::set_event_type_id(static_cast<uint64_t>(id)); }
 
-void JNICALL check_jfr_exclusions(JNIEnv* jni, jclass) { JfrExclusion::check_at_jfr_start(jni); }
+void JNICALL check_jfr_exclusions(JNIEnv* jni, jclass) { JfrExclusion::check_at_jfr_start(agent().jvmti, jni); }
 
 void JNICALL start_settings_poll(JNIEnv* jni, jclass, jobject event_type) { SettingsPoll::start(jni, event_type); }
 

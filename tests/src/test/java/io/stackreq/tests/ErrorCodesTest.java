@@ -11,6 +11,7 @@ import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.OnEachJdk;
 import io.stackreq.tests.support.OnEverySupportedJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
@@ -76,6 +77,21 @@ class ErrorCodesTest {
         assertEquals(JvmtiError.NONE, run.rc("main"), () -> "main thread\n" + run);
         Accounting.assertEachIdExactlyOnce(new long[] {4}, Accounting.userData(run.requests()), "jfr-excluded");
         assertStatistic(run, "rejectedWrongPhase", 3);
+    }
+
+    /**
+     * JFR started in the primordial phase ({@code -XX:FlightRecorderOptions}) binds its natives
+     * before JVMTI can name a method: stackreq then binds its stand-ins once JFR has started, as
+     * after an attach.
+     */
+    @OnEachJdk
+    void wrongPhaseForThreadsJfrExcludesWhenJfrStartsBeforeTheLivePhase(Jdk jdk) throws Exception {
+        Assumptions.assumeTrue(jdk.feature() >= 14, "JFR excludes the threads of its streams, JDK 14 on");
+        ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "",
+                "-XX:FlightRecorderOptions:repository=" + dir.resolve("repository"));
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("ofStreamThread"), () -> "for the stream thread\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("main"), () -> "main thread\n" + run);
     }
 
     @OnEverySupportedJdk

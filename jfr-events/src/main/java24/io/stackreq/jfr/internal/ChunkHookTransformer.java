@@ -7,6 +7,7 @@ import static java.lang.constant.ConstantDescs.CD_void;
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
 import java.lang.classfile.CodeBuilder;
+import java.lang.classfile.CodeTransform;
 import java.lang.classfile.FieldModel;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.MethodTypeDesc;
@@ -78,11 +79,10 @@ public final class ChunkHookTransformer {
             ClassDesc owner = model.thisClass().asSymbol();
             String name = field.fieldName().stringValue();
             ClassDesc type = field.fieldTypeSymbol();
-            return ClassTransform.transformingMethodBodies(
-                    m -> ClassRewriting.isInstanceMethod(m, METHOD, METHOD_DESCRIPTORS),
-                    ClassRewriting.atStart(code -> callHook(code, owner, name, type, "finishing")))
-                    .andThen(ClassTransform.transformingMethodBodies(m -> m.methodName().equalsString("<init>"),
-                            ClassRewriting.beforeEachReturn(code -> callHook(code, owner, name, type, "opened"))));
+            CodeTransform finishing = ClassRewriting.atStart(code -> callHook(code, owner, name, type, "finishing"));
+            CodeTransform opened = ClassRewriting.beforeEachReturn(code -> callHook(code, owner, name, type, "opened"));
+            return ClassRewriting.rewritingCode(method -> ClassRewriting.isInstanceMethod(method, METHOD,
+                    METHOD_DESCRIPTORS) ? finishing : method.methodName().equalsString("<init>") ? opened : null);
         }
 
         /** {@code HOOK.method(String.valueOf(this.field))}. */

@@ -5,6 +5,7 @@ import static java.lang.constant.ConstantDescs.CD_void;
 
 import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
+import java.lang.classfile.CodeTransform;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.MethodTypeDesc;
 
@@ -50,11 +51,12 @@ public final class EnabledFlagHookTransformer {
 
         @Override
         public ClassTransform transform(ClassModel model) {
-            return ClassTransform.transformingMethodBodies(m -> ClassRewriting.isInstanceMethod(m, METHOD, METHOD_DESCRIPTOR),
-                    ClassRewriting.beforeEachReturn(code -> {
-                        code.aload(0);
-                        code.invokestatic(HOOK, "enabledSet", MethodTypeDesc.of(CD_void, CD_Object));
-                    }));
+            CodeTransform enabledSet = ClassRewriting.beforeEachReturn(code -> {
+                code.aload(0);
+                code.invokestatic(HOOK, "enabledSet", MethodTypeDesc.of(CD_void, CD_Object));
+            });
+            return ClassRewriting.rewritingCode(
+                    method -> ClassRewriting.isInstanceMethod(method, METHOD, METHOD_DESCRIPTOR) ? enabledSet : null);
         }
     }
 }
