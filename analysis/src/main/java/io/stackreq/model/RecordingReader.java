@@ -71,8 +71,8 @@ public final class RecordingReader {
         stream(file, receivers);
         if (events.size() == 0) {
             throw new InputException(file + " has no " + STACK_TRACE_REQUEST
-                    + " events (was the recording started with +jdk.StackTraceRequest#enabled=true and the agent "
-                    + "loaded?)");
+                    + " events (was the recording started with +jdk.StackTraceRequest#enabled=true, or"
+                    + " settings=default,settings=stackreq.jfc, and the agent loaded?)");
         }
         return events.build(statistics, jvmSamples.build());
     }

@@ -69,13 +69,14 @@ class CrashRecordingTest {
     }
 
     private void dies(Jdk jdk, String way, int exitCode, String... flags) throws Exception {
-        Jdk jdk17 = Jdk.all().filter(j -> j.feature() == 17).findFirst().orElseThrow();
+        // The JDK running the tests (17 or later) assembles and prints: JDK 11 has no jfr assemble.
+        Jdk jdk17 = Jdk.current();
         Path repository = dir.resolve("repository");
         Files.createDirectories(repository);
         Path journalFile = dir.resolve("journal.txt");
         JvmRun.Result result = JvmRun.on(jdk, dir).name(way)
                 .flags("-XX:FlightRecorderOptions:repository=" + repository,
-                        "-XX:StartFlightRecording=name=cont,maxage=1h,+jdk.StackTraceRequest#enabled=true")
+                        "-XX:StartFlightRecording=name=cont,maxage=1h," + JvmRun.enableEvent(jdk))
                 .flags("-XX:ErrorLogTimeout=20").flags(flags)
                 .main(CrashApp.class, "out=" + journalFile, "way=" + way, "seconds=2.5")
                 .timeout(Duration.ofSeconds(60)).start();
