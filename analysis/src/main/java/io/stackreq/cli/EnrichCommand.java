@@ -9,7 +9,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "enrich", mixinStandardHelpOptions = true,
@@ -21,22 +20,15 @@ final class EnrichCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "REC.jfr", description = "JFR recording with jdk.StackTraceRequest events")
-    Path recording;
-
-    @Option(names = "--samples", paramLabel = "FILE", required = true,
-            description = "Samples to join by userData: the perf agent's sample file or a JFR file with sample events")
-    Path samples;
-
     @Mixin
-    SampleOptions sampleOptions;
+    JoinedRecordingInput input;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true, description = "Recording to write")
     Path output;
 
     @Override
     public Integer call() throws Exception {
-        long written = Enrichment.write(sampleOptions.joinInputs(recording, samples, null), output);
+        long written = Enrichment.write(input.joinInputs(), output);
         spec.commandLine().getErr().println(String.format(Locale.ROOT,
                 "stackreq: wrote %s (%,d samples, each a jdk.ExecutionSample and a %s event)", output, written,
                 EnrichedRecordingWriter.EVENT_NAME));

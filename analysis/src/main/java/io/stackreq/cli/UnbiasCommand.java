@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "unbias", mixinStandardHelpOptions = true,
@@ -23,15 +22,8 @@ final class UnbiasCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "REC.jfr", description = "JFR recording with jdk.StackTraceRequest events")
-    Path recording;
-
-    @Option(names = "--samples", paramLabel = "FILE", required = true,
-            description = "Samples to join by userData: the perf agent's sample file or a JFR file with sample events")
-    Path samples;
-
     @Mixin
-    SampleOptions sampleOptions;
+    JoinedRecordingInput input;
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE", required = true,
             description = "Recording to write (e.g. " + Unbiasing.FILE + ")")
@@ -39,11 +31,11 @@ final class UnbiasCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Unbiasing.checkOutput(output, recording, samples);
+        Unbiasing.checkOutput(output, input.recording, input.samples);
         // Before the join, which reads the whole recording: a recording that cannot be rewritten fails at once.
-        RecordingRewriter.check(recording);
+        RecordingRewriter.check(input.recording);
         Unbiasing.Summary summary;
-        try (PreparedJoin join = JoinRunner.prepare(sampleOptions.joinInputs(recording, samples, null));
+        try (PreparedJoin join = JoinRunner.prepare(input.joinInputs());
                 Unbiasing unbiased = Unbiasing.start(join, output)) {
             join.join(List.of(unbiased.listener()));
             summary = unbiased.finish();

@@ -37,10 +37,8 @@ public final class ChunkHookTransformer {
      * not have the expected shape.
      */
     public static byte[] transform(byte[] classFile) {
-        ClassRewriting.Result result = ClassRewriting.apply(TARGET, classFile,
-                (reader, writer) -> new Rewrite(writer, findField(reader)));
-        lastError = result.error();
-        return result.classFile();
+        return ClassRewriting.apply(TARGET, classFile,
+                (reader, writer) -> new Rewrite(writer, findField(reader)), error -> lastError = error);
     }
 
     /** Why the last {@link #transform} returned null, or null. */

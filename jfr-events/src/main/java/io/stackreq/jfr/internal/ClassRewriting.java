@@ -1,6 +1,7 @@
 package io.stackreq.jfr.internal;
 
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
@@ -27,35 +28,24 @@ final class ClassRewriting {
         abstract String missing();
     }
 
-    /** The outcome: the rewritten class file, or null and why not. */
-    static final class Result {
-        private final byte[] classFile;
-        private final String error;
-
-        Result(byte[] classFile, String error) {
-            this.classFile = classFile;
-            this.error = error;
-        }
-
-        byte[] classFile() {
-            return classFile;
-        }
-
-        String error() {
-            return error;
-        }
-    }
-
-    static Result apply(String target, byte[] classFile, BiFunction<ClassReader, ClassVisitor, Rewrite> rewriteOf) {
+    /** The rewritten class file, or null after handing error why not. */
+    static byte[] apply(String target, byte[] classFile, BiFunction<ClassReader, ClassVisitor, Rewrite> rewriteOf,
+            Consumer<String> error) {
+        String why;
         try {
             ClassReader reader = new ClassReader(classFile);
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
             Rewrite rewrite = rewriteOf.apply(reader, writer);
             reader.accept(rewrite, 0);
-            String missing = rewrite.missing();
-            return missing == null ? new Result(writer.toByteArray(), null) : new Result(null, missing);
+            why = rewrite.missing();
+            if (why == null) {
+                error.accept(null);
+                return writer.toByteArray();
+            }
         } catch (RuntimeException e) {
-            return new Result(null, "cannot rewrite " + target + ": " + e);
+            why = "cannot rewrite " + target + ": " + e;
         }
+        error.accept(why);
+        return null;
     }
 }

@@ -27,9 +27,8 @@ public final class EnabledFlagHookTransformer {
      * not have the expected shape.
      */
     public static byte[] transform(byte[] classFile) {
-        ClassRewriting.Result result = ClassRewriting.apply(TARGET, classFile, (reader, writer) -> new Rewrite(writer));
-        lastError = result.error();
-        return result.classFile();
+        return ClassRewriting.apply(TARGET, classFile, (reader, writer) -> new Rewrite(writer),
+                error -> lastError = error);
     }
 
     /** Why the last {@link #transform} returned null, or null. */

@@ -34,35 +34,23 @@ final class ClassRewriting {
         ClassTransform transform(ClassModel model);
     }
 
-    /** The outcome: the rewritten class file, or null and why not. */
-    static final class Result {
-        private final byte[] classFile;
-        private final String error;
-
-        Result(byte[] classFile, String error) {
-            this.classFile = classFile;
-            this.error = error;
-        }
-
-        byte[] classFile() {
-            return classFile;
-        }
-
-        String error() {
-            return error;
-        }
-    }
-
-    static Result apply(String target, byte[] classFile, Rewrite rewrite) {
+    /** The rewritten class file, or null after handing error why not. */
+    static byte[] apply(String target, byte[] classFile, Rewrite rewrite, Consumer<String> error) {
+        String why;
         try {
             ClassFile files = ClassFile.of();
             ClassModel model = files.parse(classFile);
-            String missing = rewrite.missing(model);
-            return missing == null ? new Result(files.transformClass(model, rewrite.transform(model)), null)
-                    : new Result(null, missing);
+            why = rewrite.missing(model);
+            if (why == null) {
+                byte[] rewritten = files.transformClass(model, rewrite.transform(model));
+                error.accept(null);
+                return rewritten;
+            }
         } catch (RuntimeException e) {
-            return new Result(null, "cannot rewrite " + target + ": " + e);
+            why = "cannot rewrite " + target + ": " + e;
         }
+        error.accept(why);
+        return null;
     }
 
     /**

@@ -32,9 +32,7 @@ public final class EnabledFlagHookTransformer {
      * not have the expected shape.
      */
     public static byte[] transform(byte[] classFile) {
-        ClassRewriting.Result result = ClassRewriting.apply(TARGET, classFile, new Rewrite());
-        lastError = result.error();
-        return result.classFile();
+        return ClassRewriting.apply(TARGET, classFile, new Rewrite(), error -> lastError = error);
     }
 
     /** Why the last {@link #transform} returned null, or null. */
