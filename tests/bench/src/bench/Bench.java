@@ -34,6 +34,10 @@ public final class Bench {
     int soakMinutes = 120;
     /** --walker: the agent's walker= option in the latency part (empty: its default). */
     String walker = "";
+    /** The apps part: which applications (--apps), seconds of measured work and of warm-up per run. */
+    List<String> apps = io.stackreq.apps.App.NAMES;
+    double appSeconds = 20;
+    double appWarmupSeconds = 10;
     final Path nativeDir = Path.of(System.getProperty("bench.native"));
     final Path asyncProfiler = Path.of(System.getProperty("bench.asprof"));
     final String classpath = System.getProperty("bench.cp");
@@ -46,7 +50,8 @@ public final class Bench {
     String measuredOn = "";
 
     static final List<String> PARTS =
-            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth", "soak");
+            List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth", "soak",
+                    "apps");
 
     private Bench(boolean quick, List<Path> jdkHomes, Set<String> parts, int reps) throws IOException {
         this.quick = quick;
@@ -62,8 +67,8 @@ public final class Bench {
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
-                + " [--walker asgct|vmstructs]"
-                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak]");
+                + " [--walker asgct|vmstructs] [--apps a,b] [--app-seconds S] [--app-warmup S]"
+                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak,apps]");
         System.exit(2);
     }
 
@@ -74,6 +79,8 @@ public final class Bench {
         int reps = -1;
         int minutes = -1;
         String walker = "";
+        List<String> apps = null;
+        double appSeconds = -1, appWarmup = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick": quick = true; break;
@@ -88,6 +95,21 @@ public final class Bench {
                 case "--walker":
                     if (++i == args.length) usage("--walker needs asgct or vmstructs");
                     walker = args[i];
+                    break;
+                case "--apps":
+                    if (++i == args.length) usage("--apps needs a list");
+                    apps = List.of(args[i].split(","));
+                    for (String app : apps) {
+                        if (!io.stackreq.apps.App.NAMES.contains(app)) usage("unknown application '" + app + "'");
+                    }
+                    break;
+                case "--app-seconds":
+                    if (++i == args.length) usage("--app-seconds needs a number");
+                    appSeconds = Double.parseDouble(args[i]);
+                    break;
+                case "--app-warmup":
+                    if (++i == args.length) usage("--app-warmup needs a number");
+                    appWarmup = Double.parseDouble(args[i]);
                     break;
                 case "--reps":
                     if (++i == args.length) usage("--reps needs a number");
@@ -119,6 +141,9 @@ public final class Bench {
             bench.soakMinutes = minutes;
         }
         bench.walker = walker;
+        if (apps != null) bench.apps = apps;
+        bench.appSeconds = appSeconds > 0 ? appSeconds : quick ? 4 : 20;
+        bench.appWarmupSeconds = appWarmup >= 0 ? appWarmup : quick ? 3 : 10;
         bench.measuredOn = System.getProperty("bench.measuredOn", "Measured on an unknown commit");
         bench.run();
     }
@@ -142,6 +167,7 @@ public final class Bench {
         if (parts.contains("native")) new NativeFramesPart(this).run();
         if (parts.contains("native-depth")) new NativeDepthPart(this).run();
         if (parts.contains("soak")) new SoakPart(this).run();
+        if (parts.contains("apps")) new AppsPart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());
         progress("tables also in " + work.resolve("results.md"));
