@@ -1,5 +1,8 @@
 package io.stackreq.apps;
 
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -52,6 +55,36 @@ public abstract class App {
             }
         }
         return false;
+    }
+
+    /**
+     * The jars an application needs on a JVM's class path besides the test classes, found where this
+     * JVM loaded them from (one class of each library).
+     */
+    public static List<Path> libraries(String name) throws ClassNotFoundException, URISyntaxException {
+        List<String> classes;
+        switch (name) {
+            case "javac": return List.of(JavacApp.sourcesJar());
+            case "h2": classes = List.of("org.h2.Driver"); break;
+            case "hsqldb": classes = List.of("org.hsqldb.jdbc.JDBCDriver"); break;
+            case "lucene": classes = List.of("org.apache.lucene.index.IndexWriter"); break;
+            case "http":
+                classes = List.of("io.netty.util.Version", "io.netty.buffer.ByteBuf", "io.netty.resolver.AddressResolver",
+                        "io.netty.channel.Channel", "io.netty.channel.unix.Socket", "io.netty.handler.codec.ByteToMessageDecoder",
+                        "io.netty.handler.timeout.IdleStateHandler", "io.netty.handler.codec.http.HttpServerCodec");
+                break;
+            case "jackson":
+                classes = List.of("com.fasterxml.jackson.databind.ObjectMapper", "com.fasterxml.jackson.core.JsonFactory",
+                        "com.fasterxml.jackson.annotation.JsonProperty");
+                break;
+            default: throw new IllegalArgumentException("unknown application '" + name + "' (" + NAMES + ")");
+        }
+        List<Path> jars = new ArrayList<>();
+        for (String type : classes) {
+            jars.add(Path.of(Class.forName(type, false, App.class.getClassLoader()).getProtectionDomain().getCodeSource()
+                    .getLocation().toURI()));
+        }
+        return jars;
     }
 
     public static App named(String name) {
