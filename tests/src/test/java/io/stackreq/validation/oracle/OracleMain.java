@@ -13,6 +13,7 @@ import io.stackreq.validation.oracle.workload.Inlining;
 import io.stackreq.validation.oracle.workload.JniLoop;
 import io.stackreq.validation.oracle.workload.OsrLoop;
 import io.stackreq.validation.oracle.workload.Recursion;
+import io.stackreq.validation.oracle.workload.Returns;
 import io.stackreq.validation.oracle.workload.Streams;
 import io.stackreq.validation.oracle.workload.Threads;
 
@@ -29,7 +30,7 @@ import io.stackreq.validation.oracle.workload.Threads;
  */
 public final class OracleMain {
     public static final List<String> WORKLOADS = List.of("recursion", "exceptions", "inlining", "osr", "streams",
-            "threads", "classloading", "jni");
+            "threads", "classloading", "jni", "returns");
     /** The workloads written for the oracle, then the real applications. */
     public static final List<String> ALL;
 
@@ -47,6 +48,7 @@ public final class OracleMain {
     static final Map<String, Integer> CHECK_PERIODS = Map.ofEntries(Map.entry("recursion", 997),
             Map.entry("exceptions", 997), Map.entry("inlining", 40_009), Map.entry("osr", 97),
             Map.entry("streams", 4_099), Map.entry("threads", 3), Map.entry("classloading", 5), Map.entry("jni", 3),
+            Map.entry("returns", 4_001),
             Map.entry("javac", 20_011), Map.entry("h2", 2_003), Map.entry("hsqldb", 2_003),
             Map.entry("lucene", 20_011), Map.entry("http", 2_003), Map.entry("jackson", 20_011));
 
@@ -139,6 +141,7 @@ public final class OracleMain {
             case "threads" -> Threads.round();
             case "classloading" -> ClassLoading.round();
             case "jni" -> JniLoop.round();
+            case "returns" -> Returns.round();
             default -> throw new IllegalArgumentException(name);
         }
     }

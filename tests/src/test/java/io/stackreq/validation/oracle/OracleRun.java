@@ -20,6 +20,7 @@ import io.stackreq.validation.Jfc;
 import io.stackreq.validation.bias.Profiler;
 import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
+import io.stackreq.validation.oracle.workload.Returns;
 
 /**
  * Runs the oracle on one JDK: one JVM with layers (a) and (c) (JVMTI checks at sampled method
@@ -106,6 +107,7 @@ public final class OracleRun {
                         "-XX:StartFlightRecording=filename=" + runDir.resolve("recording.jfr") + ",settings="
                                 + Jfc.write(runDir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
+                .flags(NEVER_COMPILED)
                 .main(OracleAttachMain.class, Double.toString(warmupSeconds), Double.toString(seconds),
                         String.join(",", workloads), ready.toString())
                 .timeout(Duration.ofSeconds(120 + (long) (warmupSeconds + seconds) * 6));
@@ -241,6 +243,10 @@ public final class OracleRun {
         }
     }
 
+    /** The "returns" workload's outer method and callee stay interpreted. */
+    static final String[] NEVER_COMPILED = {"-XX:CompileCommand=quiet",
+            "-XX:CompileCommand=exclude," + Returns.INTERPRETED[0], "-XX:CompileCommand=exclude," + Returns.INTERPRETED[1]};
+
     /** How long an application's set-up and last round may run past its time, woven, on a busy machine. */
     static final long APP_ROUND_SECONDS = 300;
 
@@ -271,6 +277,7 @@ public final class OracleRun {
                         "-XX:StartFlightRecording=filename=" + dir.resolve("recording.jfr") + ",settings="
                                 + Jfc.write(dir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
+                .flags(NEVER_COMPILED)
                 .main(OracleMain.class, Double.toString(seconds), String.join(",", workloads))
                 .timeout(Duration.ofSeconds((60 + (long) (workloads.size() * seconds * 6)
                         + APP_ROUND_SECONDS * workloads.stream().filter(App.NAMES::contains).count()) * launch.slowdown()));
