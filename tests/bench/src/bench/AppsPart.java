@@ -24,7 +24,7 @@ import java.util.Set;
  * noise) and across profilers.
  */
 final class AppsPart {
-    enum Kind { NONE, STACKREQ, ASYNC_PROFILER, JFR }
+    enum Kind { NONE, STACKREQ, ASYNC_PROFILER, JFR, BOTH }
 
     static final class Config {
         final String id, label;
@@ -41,7 +41,11 @@ final class AppsPart {
             new Config("none", "no agent", Kind.NONE),
             new Config("stackreq", "stackreq + perf agent, task-clock 1 ms, every Java thread", Kind.STACKREQ),
             new Config("ap", "async-profiler 4.2 event=cpu, 1 ms", Kind.ASYNC_PROFILER),
-            new Config("jfr", "JFR, settings=profile", Kind.JFR));
+            new Config("jfr", "JFR, settings=profile", Kind.JFR),
+            new Config("both", "stackreq + perf agent and async-profiler in one JVM (accuracy only)", Kind.BOTH));
+
+    /** The perf agent's signal when async-profiler, which takes SIGPROF, samples the same JVM. */
+    private static final int SHARED_JVM_SIGNAL = 40;
 
     static final class Run {
         double throughput;   // rounds per second
@@ -49,6 +53,8 @@ final class AppsPart {
         double samplesPerSecond = Double.NaN;
         int threads;
         MethodProfile profile;
+        /** Kind.BOTH: async-profiler's profile of the same run. */
+        MethodProfile sameRunAsyncProfiler;
     }
 
     private final Bench bench;
@@ -72,6 +78,15 @@ final class AppsPart {
                 break;
             case JFR:
                 args.add("-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings=profile");
+                break;
+            case BOTH:
+                args.add("-agentpath:" + bench.lib("libstackreq.so"));
+                args.add("-agentpath:" + bench.lib("libstackreq-perf.so") + "=interval=1ms,signal=" + SHARED_JVM_SIGNAL
+                        + ",out=" + dir.resolve("samples.jsonl"));
+                args.add("-agentpath:" + bench.asyncProfiler + "=start,event=cpu,interval=1ms,file="
+                        + dir.resolve("ap.jfr"));
+                args.add("-XX:StartFlightRecording=filename=" + dir.resolve("rec.jfr") + ",settings="
+                        + bench.stackreqSettings());
                 break;
         }
         return args;
@@ -102,6 +117,10 @@ final class AppsPart {
         long from = Long.parseLong(f.get("startEpochMillis")), to = Long.parseLong(f.get("endEpochMillis"));
         Path recording = dir.resolve("rec.jfr");
         switch (c.kind) {
+            case BOTH:
+                run.sameRunAsyncProfiler = MethodProfile.read(dir.resolve("ap.jfr"), "jdk.ExecutionSample", from, to);
+                run.profile = MethodProfile.read(recording, "jdk.StackTraceRequest", from, to);
+                break;
             case STACKREQ:
                 run.profile = MethodProfile.read(recording, "jdk.StackTraceRequest", from, to);
                 run.samplesPerSecond = Recordings.perfSamples(dir.resolve("samples.jsonl"),
@@ -119,6 +138,9 @@ final class AppsPart {
     }
 
     void run() throws Exception {
+        List<Config> configs = new ArrayList<>();
+        for (Config c : CONFIGS) if (bench.appConfigs.isEmpty() || bench.appConfigs.contains(c.id)) configs.add(c);
+        if (configs.isEmpty()) throw new IllegalArgumentException("--app-configs names none of " + CONFIGS.stream().map(c -> c.id).toList());
         for (Jvm jdk : bench.jdks) {
             Map<String, Map<String, List<Run>>> results = new LinkedHashMap<>();
             Map<String, int[]> rounds = new LinkedHashMap<>();
@@ -128,18 +150,18 @@ final class AppsPart {
                 results.put(app, new LinkedHashMap<>());
                 for (Config c : CONFIGS) results.get(app).put(c.id, new ArrayList<>());
             }
-            int total = bench.reps * bench.apps.size() * CONFIGS.size(), done = 0;
+            int total = bench.reps * bench.apps.size() * configs.size(), done = 0;
             for (int rep = 0; rep < bench.reps; rep++) {
                 for (String app : bench.apps) {
-                    for (int k = 0; k < CONFIGS.size(); k++) {
-                        Config c = CONFIGS.get((k + rep) % CONFIGS.size());
+                    for (int k = 0; k < configs.size(); k++) {
+                        Config c = configs.get((k + rep) % configs.size());
                         Bench.progress(String.format("apps %s %s %s rep %d (%d/%d)", jdk.label(), app, c.id, rep + 1,
                                 ++done, total));
                         results.get(app).get(c.id).add(measure(jdk, c, app, rounds.get(app), rep));
                     }
                 }
             }
-            printOverhead(jdk, results, rounds);
+            if (!results.get(bench.apps.get(0)).get("none").isEmpty()) printOverhead(jdk, results, rounds);
             printAccuracy(jdk, results);
         }
     }
@@ -197,16 +219,27 @@ final class AppsPart {
         bench.emit("Leaf-method profiles (the topmost Java method of each sample, every thread, the measured "
                 + "phase) compared by total variation distance (0 = the same shares, 1 = disjoint): median over "
                 + "pairs of runs. \"noise\" pairs two runs of the same profiler; a distance across profilers within "
-                + "the larger noise of the two is a difference the runs themselves make.");
+                + "the larger noise of the two is a difference the runs themselves make. \"same JVM\": stackreq "
+                + "(perf agent on signal " + SHARED_JVM_SIGNAL + ") and async-profiler sampling one run together, "
+                + "where the application does the same for both; \"sampling alone\" is the distance two profiles of "
+                + "those sizes drawn from one distribution (the two pooled) have.");
         bench.emit("");
-        bench.emit("| application | stackreq noise | async-profiler noise | stackreq vs async-profiler | JFR noise "
-                + "| JFR vs stackreq | JFR vs async-profiler | samples a run: stackreq / async-profiler / JFR "
-                + "| stackreq without a stack |");
-        bench.emit("|---|---|---|---|---|---|---|---|---|");
+        bench.emit("| application | stackreq noise | async-profiler noise | stackreq vs async-profiler | same JVM "
+                + "| JFR noise | JFR vs stackreq | JFR vs async-profiler "
+                + "| samples a run: stackreq / async-profiler / JFR | stackreq without a stack |");
+        bench.emit("|---|---|---|---|---|---|---|---|---|---|");
         for (String app : bench.apps) {
             List<MethodProfile> s = profiles(results.get(app).get("stackreq"));
             List<MethodProfile> a = profiles(results.get(app).get("ap"));
             List<MethodProfile> j = profiles(results.get(app).get("jfr"));
+            List<Double> same = new ArrayList<>(), sameBySampling = new ArrayList<>(), sameSamples = new ArrayList<>();
+            for (Run r : results.get(app).get("both")) {
+                if (r.profile != null && r.sameRunAsyncProfiler != null) {
+                    same.add(MethodProfile.distance(r.profile, r.sameRunAsyncProfiler));
+                    sameBySampling.add(MethodProfile.samplingDistance(r.profile, r.sameRunAsyncProfiler, 20));
+                    sameSamples.add((double) Math.min(r.profile.total, r.sameRunAsyncProfiler.total));
+                }
+            }
             double noiseS = within(s), noiseA = within(a), cross = across(s, a);
             String verdict = Double.isNaN(cross) ? "" : cross <= Math.max(noiseS, noiseA) ? " (within noise)"
                     : " (**beyond noise**)";
@@ -214,38 +247,50 @@ final class AppsPart {
             double failed = all.total + all.withoutJavaFrame == 0 ? Double.NaN
                     : 100.0 * all.withoutJavaFrame / (all.total + all.withoutJavaFrame);
             bench.emit("| " + app + " | " + Stats.f3(noiseS) + " | " + Stats.f3(noiseA) + " | " + Stats.f3(cross)
-                    + verdict + " | " + Stats.f3(within(j)) + " | " + Stats.f3(across(j, s)) + " | "
-                    + Stats.f3(across(j, a)) + " | " + Stats.f0(medianOf(s, p -> (double) p.total)) + " / "
-                    + Stats.f0(medianOf(a, p -> (double) p.total)) + " / " + Stats.f0(medianOf(j, p -> (double) p.total))
-                    + " | " + String.format(Locale.ROOT, "%.2f%%", failed) + " |");
+                    + verdict + " | " + Stats.f3(Stats.median(same)) + " (sampling alone: "
+                    + Stats.f3(Stats.median(sameBySampling)) + "; " + Stats.f0(Stats.median(sameSamples)) + " samples) | "
+                    + Stats.f3(within(j)) + " | "
+                    + Stats.f3(across(j, s)) + " | " + Stats.f3(across(j, a)) + " | "
+                    + Stats.f0(medianOf(s, p -> (double) p.total)) + " / " + Stats.f0(medianOf(a, p -> (double) p.total))
+                    + " / " + Stats.f0(medianOf(j, p -> (double) p.total)) + " | "
+                    + String.format(Locale.ROOT, "%.2f%%", failed) + " |");
         }
         bench.emit("");
-        bench.emit("Where stackreq's and async-profiler's shares differ most (all runs of each summed; "
-                + "points = stackreq − async-profiler), and where JFR's differs most from stackreq's, with the type "
-                + "of the leaf frame in stackreq's samples:");
+        bench.emit("Where stackreq and async-profiler differ most sampling the same JVM (every same-JVM run summed; "
+                + "z = the difference over its binomial standard error: beyond 4, a difference in the stacks), "
+                + "then where JFR's sampler (its own runs) differs most from stackreq (its own runs); with the "
+                + "type of the leaf frame in stackreq's samples:");
         bench.emit("");
-        bench.emit("| application | method | stackreq | async-profiler | JFR | stackreq − async-profiler | "
-                + "JFR − stackreq | leaf frame (stackreq) |");
-        bench.emit("|---|---|---|---|---|---|---|---|");
+        bench.emit("| application | method | stackreq | async-profiler | z | JFR | leaf frame (stackreq) |");
+        bench.emit("|---|---|---|---|---|---|---|");
         for (String app : bench.apps) {
-            MethodProfile s = MethodProfile.merged(profiles(results.get(app).get("stackreq")));
-            MethodProfile a = MethodProfile.merged(profiles(results.get(app).get("ap")));
+            List<MethodProfile> ss = new ArrayList<>(), sa = new ArrayList<>();
+            for (Run r : results.get(app).get("both")) {
+                if (r.profile != null && r.sameRunAsyncProfiler != null) {
+                    ss.add(r.profile);
+                    sa.add(r.sameRunAsyncProfiler);
+                }
+            }
+            MethodProfile s = MethodProfile.merged(ss), a = MethodProfile.merged(sa);
             MethodProfile j = MethodProfile.merged(profiles(results.get(app).get("jfr")));
-            Set<String> listed = new HashSet<>();
-            List<String> rows = new ArrayList<>();
-            for (String m : largestDifferences(s, a, 4)) {
-                if (listed.add(m)) rows.add(m);
+            for (String m : largestDifferences(s, a, 6)) {
+                bench.emit(String.format(Locale.ROOT, "| %s | `%s` | %.1f%% | %.1f%% | %+.1f | | %s |", app, m,
+                        100 * s.share(m), 100 * a.share(m), z(s, a, m), s.leafType(m)));
             }
-            for (String m : largestDifferences(j, s, 4)) {
-                if (listed.add(m)) rows.add(m);
-            }
-            for (String m : rows) {
-                bench.emit(String.format(Locale.ROOT, "| %s | `%s` | %.1f%% | %.1f%% | %.1f%% | %+.1f | %+.1f | %s |", app, m,
-                        100 * s.share(m), 100 * a.share(m), 100 * j.share(m), 100 * (s.share(m) - a.share(m)),
-                        100 * (j.share(m) - s.share(m)), s.leafType(m)));
+            MethodProfile own = MethodProfile.merged(profiles(results.get(app).get("stackreq")));
+            for (String m : largestDifferences(j, own, 5)) {
+                bench.emit(String.format(Locale.ROOT, "| %s | `%s` | %.1f%% | | | %.1f%% (%+.1f) | %s |", app, m,
+                        100 * own.share(m), 100 * j.share(m), 100 * (j.share(m) - own.share(m)), own.leafType(m)));
             }
         }
         bench.emit("");
+    }
+
+    /** A method's share difference between two profiles over its binomial standard error. */
+    private static double z(MethodProfile x, MethodProfile y, String method) {
+        double p = x.share(method), q = y.share(method);
+        double error = Math.sqrt(p * (1 - p) / Math.max(1, x.total) + q * (1 - q) / Math.max(1, y.total));
+        return error == 0 ? 0 : (p - q) / error;
     }
 
     private static List<String> largestDifferences(MethodProfile x, MethodProfile y, int n) {

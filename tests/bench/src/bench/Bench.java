@@ -38,6 +38,8 @@ public final class Bench {
     List<String> apps = io.stackreq.apps.App.NAMES;
     double appSeconds = 20;
     double appWarmupSeconds = 10;
+    /** The apps part's configurations (--app-configs), by id (AppsPart.CONFIGS); all when empty. */
+    List<String> appConfigs = List.of();
     final Path nativeDir = Path.of(System.getProperty("bench.native"));
     final Path asyncProfiler = Path.of(System.getProperty("bench.asprof"));
     final String classpath = System.getProperty("bench.cp");
@@ -67,7 +69,7 @@ public final class Bench {
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
-                + " [--walker asgct|vmstructs] [--apps a,b] [--app-seconds S] [--app-warmup S]"
+                + " [--walker asgct|vmstructs] [--apps a,b] [--app-seconds S] [--app-warmup S] [--app-configs c,d]"
                 + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak,apps]");
         System.exit(2);
     }
@@ -80,6 +82,7 @@ public final class Bench {
         int minutes = -1;
         String walker = "";
         List<String> apps = null;
+        List<String> appConfigs = List.of();
         double appSeconds = -1, appWarmup = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -106,6 +109,10 @@ public final class Bench {
                 case "--app-seconds":
                     if (++i == args.length) usage("--app-seconds needs a number");
                     appSeconds = Double.parseDouble(args[i]);
+                    break;
+                case "--app-configs":
+                    if (++i == args.length) usage("--app-configs needs a list");
+                    appConfigs = List.of(args[i].split(","));
                     break;
                 case "--app-warmup":
                     if (++i == args.length) usage("--app-warmup needs a number");
@@ -142,6 +149,7 @@ public final class Bench {
         }
         bench.walker = walker;
         if (apps != null) bench.apps = apps;
+        bench.appConfigs = appConfigs;
         bench.appSeconds = appSeconds > 0 ? appSeconds : quick ? 4 : 20;
         bench.appWarmupSeconds = appWarmup >= 0 ? appWarmup : quick ? 3 : 10;
         bench.measuredOn = System.getProperty("bench.measuredOn", "Measured on an unknown commit");

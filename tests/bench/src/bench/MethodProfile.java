@@ -104,6 +104,40 @@ final class MethodProfile {
         return sum / 2;
     }
 
+    /**
+     * The distance sampling alone makes between profiles of these sizes: the median, over draws, of
+     * the distance between two profiles of a.total and b.total samples drawn from a and b pooled.
+     */
+    static double samplingDistance(MethodProfile a, MethodProfile b, int draws) {
+        if (a.total == 0 || b.total == 0) return Double.NaN;
+        MethodProfile pooled = merged(List.of(a, b));
+        List<String> methods = new java.util.ArrayList<>(pooled.counts.keySet());
+        java.util.Collections.sort(methods);
+        double[] cumulative = new double[methods.size()];
+        double sum = 0;
+        for (int i = 0; i < methods.size(); i++) {
+            sum += pooled.counts.get(methods.get(i));
+            cumulative[i] = sum / pooled.total;
+        }
+        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        List<Double> distances = new java.util.ArrayList<>();
+        for (int d = 0; d < draws; d++) {
+            distances.add(distance(draw(methods, cumulative, a.total, random), draw(methods, cumulative, b.total, random)));
+        }
+        return Stats.median(distances);
+    }
+
+    private static MethodProfile draw(List<String> methods, double[] cumulative, long n, java.util.SplittableRandom random) {
+        MethodProfile drawn = new MethodProfile();
+        for (long i = 0; i < n; i++) {
+            int at = java.util.Arrays.binarySearch(cumulative, random.nextDouble());
+            if (at < 0) at = -at - 1;
+            drawn.counts.merge(methods.get(Math.min(at, methods.size() - 1)), 1L, Long::sum);
+        }
+        drawn.total = n;
+        return drawn;
+    }
+
     /** The profiles of several runs summed into one. */
     static MethodProfile merged(List<MethodProfile> runs) {
         MethodProfile all = new MethodProfile();
