@@ -40,6 +40,8 @@ enum class InterpreterTop {
     kRunning,          // the frame at fp is the method running, at the bytecode pointer register
     kRunningOrSaved,   // the same, or at the frame's saved bytecode pointer (TopInterpreted::kRegisterOrSaved)
     kEntering,         // entering the method in the Method* register, its frame not built; *caller is its caller
+    kReturningToCompiledCode,  // the method returned, its frame removed, and the jump to a compiled caller not
+                               // made: the frame pointer is that caller's, not a frame (x86_64)
     kUnknown,          // neither can be told: the walk leaves the request to AsyncGetCallTrace
 };
 InterpreterTop interpreter_top(const ThreadSlotView& thread, const void* ucontext, const Registers& at,

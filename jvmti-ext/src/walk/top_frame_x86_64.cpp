@@ -74,6 +74,18 @@ bool saved_bcp_usable(const ThreadSlotView& thread, const Registers& at, uintptr
     return at.fp >= at.sp + frame_bytes && !(bcp_register >= at.sp && bcp_register < thread.stack_high);
 }
 
+// The interpreter's return template between remove_activation's `leave` and the jump back to a
+// compiled caller: the method's frame is removed, rbp is the compiled caller's (which C2 does not
+// keep as a frame pointer: it can still be an older interpreted frame's, whose method would be
+// taken for the running one, the compiled frame between lost), and the return address is on top
+// of the stack, then popped into the bytecode-pointer register. A bytecode pointer is never in
+// compiled code, nor is a running method's top stack word (a Java value or the interpreter's own
+// return address).
+bool returning_to_compiled_code(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register) {
+    if (in_compiled_code(bcp_register)) return true;
+    return thread.holds(at.sp, kWord) && in_compiled_code(reinterpret_cast<const uintptr_t*>(at.sp)[0]);
+}
+
 }  // namespace
 
 bool caller_of_unbuilt(const ThreadSlotView& thread, const void*, const Registers& at, FrameSetup setup,
@@ -129,6 +141,7 @@ InterpreterTop interpreter_top(const ThreadSlotView& thread, const void* ucontex
         entering_from_compiled_code(thread, at, bcp_register, caller)) {
         return InterpreterTop::kEntering;
     }
+    if (returning_to_compiled_code(thread, at, bcp_register)) return InterpreterTop::kReturningToCompiledCode;
     return saved_bcp_usable(thread, at, bcp_register) ? InterpreterTop::kRunningOrSaved : InterpreterTop::kRunning;
 }
 

@@ -25,7 +25,8 @@ constexpr uint32_t kMaxLeafCallFrames = 32;
 
 const char* const kOutcomeNames[] = {
     "walked",       "no-stack-bounds",    "sp-outside-stack", "unbuilt-unreadable", "stub-caller-unknown",
-    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame", "exception-dispatch", "unbuilt-vm-frame"};
+    "unsized-code", "no-last-java-frame", "cut-short", "no-java-frame", "exception-dispatch", "unbuilt-vm-frame",
+    "interpreter-returning"};
 static_assert(sizeof(kOutcomeNames) / sizeof(kOutcomeNames[0]) == static_cast<size_t>(VmStructsWalkOutcome::kCount),
               "a name for each outcome");
 
@@ -87,7 +88,8 @@ uint64_t VmStructsWalk::walked_entering() { return g_entering.load(std::memory_o
 uint64_t VmStructsWalk::walked_at_handler_entry() { return g_at_handler_entry.load(std::memory_order_relaxed); }
 uint64_t VmStructsWalk::walked_below_handler() { return g_below_handler.load(std::memory_order_relaxed); }
 bool VmStructsWalk::fails_outright(VmStructsWalkOutcome outcome) {
-    return outcome == VmStructsWalkOutcome::kUnbuiltVmFrame || outcome == VmStructsWalkOutcome::kNoLastJavaFrame;
+    return outcome == VmStructsWalkOutcome::kUnbuiltVmFrame || outcome == VmStructsWalkOutcome::kNoLastJavaFrame ||
+           outcome == VmStructsWalkOutcome::kInterpreterReturning;
 }
 uint64_t VmStructsWalk::left_to_async_get_call_trace() {
     uint64_t left = 0;
@@ -147,6 +149,9 @@ int32_t VmStructsWalk::walk_frames(const ThreadSlotView& thread, void* ucontext,
         if (doing == top_frame::InterpreterTop::kUnknown) {
             // The frame at the frame pointer may be the running method's caller, or an older one.
             return left_because(VmStructsWalkOutcome::kUnsizedCode, outcome);
+        }
+        if (doing == top_frame::InterpreterTop::kReturningToCompiledCode) {
+            return left_because(VmStructsWalkOutcome::kInterpreterReturning, outcome);
         }
         if (doing == top_frame::InterpreterTop::kEntering) {
             // The method being entered is the top frame; the walk goes on at its caller.

@@ -33,6 +33,7 @@ enum class VmStructsWalkOutcome : uint8_t {
     kNoJavaFrame,        // no Java frame: in native code (thread state) or unwound to the thread's first frame
     kExceptionDispatch,  // the PC in VM code that dispatches an exception, its frame not the anchor's
     kUnbuiltVmFrame,     // the PC in other VM code with a frame, outside the window the anchor holds it
+    kInterpreterReturning,  // the interpreter returning into a compiled caller, its frame removed (top_frame.h)
     kCount
 };
 // A short name for logs ("walked", "stub-caller-unknown", ...).
@@ -52,7 +53,9 @@ public:
     // AsyncGetCallTrace, because AsyncGetCallTrace walks those wrong: a runtime stub or blob whose
     // frame is being built or torn down, where it sizes the frame from SP all the same and can
     // return another stack's frames (a wrong trace in the oracle: PC in resolve_opt_virtual_call
-    // while it restored the registers it had saved); and no last Java frame, where it mostly
+    // while it restored the registers it had saved); the interpreter returning into a compiled
+    // caller, where it takes the frame at the frame pointer for the running one too (the oracle on
+    // H2: an older interpreted method on top, the compiled caller lost); and no last Java frame, where it mostly
     // fails too (24 of 25 on JDK 25's classloading, streams and exceptions) and once in about
     // 300,000 oracle samples left out the compiled method being returned from.
     static bool fails_outright(VmStructsWalkOutcome outcome);

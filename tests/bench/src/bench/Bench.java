@@ -21,8 +21,8 @@ import java.util.Set;
  * {@code bench.cp} (workload class path), {@code bench.work} (run directories),
  * {@code bench.emitter} (the native emitter benchmark), {@code bench.testNative} (the native-depth
  * workload's JNI libraries), {@code bench.cli} (the CLI jar), {@code bench.jfrConverter}
- * (async-profiler's converter), {@code bench.root} (the source tree), {@code bench.measuredOn} (the line that
- * names the commit, date and command the results come from).
+ * (async-profiler's converter), {@code bench.measuredOn} (the line that names the commit, date and
+ * command the results come from).
  */
 public final class Bench {
     final boolean quick;
@@ -35,6 +35,12 @@ public final class Bench {
     int soakMinutes = 120;
     /** --walker: the agent's walker= option in the latency part (empty: its default). */
     String walker = "";
+    /** The apps part: which applications (--apps), seconds of measured work and of warm-up per run. */
+    List<String> apps = io.stackreq.apps.App.NAMES;
+    double appSeconds = 20;
+    double appWarmupSeconds = 10;
+    /** The apps part's configurations (--app-configs), by id (AppsPart.CONFIGS); all when empty. */
+    List<String> appConfigs = List.of();
     final Path nativeDir = Path.of(System.getProperty("bench.native"));
     final Path asyncProfiler = Path.of(System.getProperty("bench.asprof"));
     final String classpath = System.getProperty("bench.cp");
@@ -48,7 +54,7 @@ public final class Bench {
 
     static final List<String> PARTS =
             List.of("overhead", "latency", "emitter", "memory", "vthreads", "continuous", "native", "native-depth", "soak",
-                    "flame");
+                    "apps", "flame");
 
     private Bench(boolean quick, List<Path> jdkHomes, Set<String> parts, int reps) throws IOException {
         this.quick = quick;
@@ -64,8 +70,8 @@ public final class Bench {
     static void usage(String problem) {
         System.err.println("tests/bench/run: " + problem);
         System.err.println("usage: tests/bench/run [--quick] [--jdk PATH]... [--reps N] [--minutes N]"
-                + " [--walker asgct|vmstructs]"
-                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak,flame]");
+                + " [--walker asgct|vmstructs] [--apps a,b] [--app-seconds S] [--app-warmup S] [--app-configs c,d]"
+                + " [--only overhead,latency,emitter,memory,vthreads,continuous,native,native-depth,soak,apps,flame]");
         System.exit(2);
     }
 
@@ -76,6 +82,9 @@ public final class Bench {
         int reps = -1;
         int minutes = -1;
         String walker = "";
+        List<String> apps = null;
+        List<String> appConfigs = List.of();
+        double appSeconds = -1, appWarmup = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick": quick = true; break;
@@ -90,6 +99,25 @@ public final class Bench {
                 case "--walker":
                     if (++i == args.length) usage("--walker needs asgct or vmstructs");
                     walker = args[i];
+                    break;
+                case "--apps":
+                    if (++i == args.length) usage("--apps needs a list");
+                    apps = List.of(args[i].split(","));
+                    for (String app : apps) {
+                        if (!io.stackreq.apps.App.NAMES.contains(app)) usage("unknown application '" + app + "'");
+                    }
+                    break;
+                case "--app-seconds":
+                    if (++i == args.length) usage("--app-seconds needs a number");
+                    appSeconds = Double.parseDouble(args[i]);
+                    break;
+                case "--app-configs":
+                    if (++i == args.length) usage("--app-configs needs a list");
+                    appConfigs = List.of(args[i].split(","));
+                    break;
+                case "--app-warmup":
+                    if (++i == args.length) usage("--app-warmup needs a number");
+                    appWarmup = Double.parseDouble(args[i]);
                     break;
                 case "--reps":
                     if (++i == args.length) usage("--reps needs a number");
@@ -121,6 +149,10 @@ public final class Bench {
             bench.soakMinutes = minutes;
         }
         bench.walker = walker;
+        if (apps != null) bench.apps = apps;
+        bench.appConfigs = appConfigs;
+        bench.appSeconds = appSeconds > 0 ? appSeconds : quick ? 4 : 20;
+        bench.appWarmupSeconds = appWarmup >= 0 ? appWarmup : quick ? 3 : 10;
         bench.measuredOn = System.getProperty("bench.measuredOn", "Measured on an unknown commit");
         bench.run();
     }
@@ -144,6 +176,7 @@ public final class Bench {
         if (parts.contains("native")) new NativeFramesPart(this).run();
         if (parts.contains("native-depth")) new NativeDepthPart(this).run();
         if (parts.contains("soak")) new SoakPart(this).run();
+        if (parts.contains("apps")) new AppsPart(this).run();
         if (parts.contains("flame")) new FlamePart(this).run();
         emit(String.format("_Total %.0f s._", (System.nanoTime() - start) / 1e9));
         Files.writeString(work.resolve("results.md"), report.toString());

@@ -21,9 +21,10 @@ import io.stackreq.tests.support.ChildProcess;
  * and the time each takes to load and draw in headless Chromium (from the navigation's start to
  * the end of the load event, and to the first frame drawn after it), alternated page by page.
  *
- * <p>Two profiles, both taken by {@code stackreq profile} with the real agents on the first JDK:
- * javac compiling the CLI's own sources in process for 20 s at the default 1 ms; and a service of
- * many threads (H2, Lucene, Jackson and javac, 3 threads each) sampled every 200 µs until its
+ * <p>Two profiles, both taken by {@code stackreq profile} with the real agents on the first JDK, of
+ * the applications of {@code io.stackreq.apps} ({@link ServiceMix}): javac compiling commons-lang3's
+ * sources in process for 20 s at the default 1 ms; and a service of many threads (H2, Lucene,
+ * Jackson and javac, 3 threads each; H2's share one database) sampled every 200 µs until its
  * threads have used 130 s of CPU: about as many samples as a 10-minute profile of a service
  * keeping one core busy at 1 ms (564,257 joined on a loaded machine), taken in a few minutes. (At
  * 100 µs on 16 threads, with a load average near 20, 330,172 of 789,886 requests were lost in the
@@ -41,7 +42,6 @@ final class FlamePart {
     private final Bench bench;
     private final Path cli = Path.of(System.getProperty("bench.cli"));
     private final Path converter = Path.of(System.getProperty("bench.jfrConverter"));
-    private final Path sources = Path.of(System.getProperty("bench.root")).resolve("analysis/src/main/java");
     private final Path java = Path.of(System.getProperty("java.home"), "bin", "java");
 
     FlamePart(Bench bench) { this.bench = bench; }
@@ -50,7 +50,7 @@ final class FlamePart {
         Jvm jdk = bench.jdks.get(0);
         Path dir = Files.createDirectories(bench.work.resolve("flame"));
         List<Profile> profiles = List.of(
-                new Profile("javac-20s", "javac compiling the CLI's sources in process, 20 s, 1 thread, task-clock 1 ms",
+                new Profile("javac-20s", "javac compiling commons-lang3's sources in process, 20 s, 1 thread, task-clock 1 ms",
                         List.of(), "wall=20 javac=1"),
                 new Profile("service", "service mix (H2, Lucene, Jackson, javac: 3 threads each) to 130 CPU-s, "
                         + "task-clock 200 µs", List.of("-i", "200us"), "cpu=130 h2=3,lucene=3,jackson=3,javac=3"));
@@ -125,15 +125,10 @@ final class FlamePart {
     private Pages pages(Jvm jdk, Profile profile, Path parent) throws Exception {
         Path dir = parent.resolve(profile.name());
         Path results = dir.resolve("stackreq-out");
-        Path argumentFile = dir.resolve("javac-sources.txt");
         Files.createDirectories(dir);
-        try (Stream<Path> files = Files.walk(sources)) {
-            Files.write(argumentFile, files.filter(f -> f.toString().endsWith(".java")).map(Path::toString).toList());
-        }
         List<String> command = new ArrayList<>(cli("profile", "--java", jdk.home.resolve("bin/java").toString()));
         command.addAll(profile.sampling());
-        command.addAll(List.of("-o", results.toString(), "--", "-Dbench.javacSources=" + argumentFile,
-                "-Dbench.javacClasspath=" + cli, "-cp", bench.classpath, "bench.ServiceMix"));
+        command.addAll(List.of("-o", results.toString(), "--", "-cp", bench.classpath, "bench.ServiceMix"));
         command.addAll(List.of(profile.mix().split(" ")));
         Bench.progress("flame: profiling " + profile.name() + " (" + profile.description() + ")");
         run(dir, "profile", command);

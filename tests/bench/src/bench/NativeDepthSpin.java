@@ -51,19 +51,19 @@ public final class NativeDepthSpin {
         }
         double settleSeconds = (System.nanoTime() - settleStart) / 1e9;
         var threads = ManagementFactory.getThreadMXBean();
-        long firstCpu = Workload.processCpuNanos();
+        long firstCpu = io.stackreq.apps.AppMain.processCpuNanos();
         Map<String, ThreadCpu> firstThreads = threadCpu();
         long startEpoch = System.currentTimeMillis(), start = System.nanoTime();
-        long startThreadCpu = threads.getCurrentThreadCpuTime(), startCpu = Workload.processCpuNanos();
+        long startThreadCpu = threads.getCurrentThreadCpuTime(), startCpu = io.stackreq.apps.AppMain.processCpuNanos();
         long units = spin(depth, (long) (seconds * 1e9));
-        long endThreadCpu = threads.getCurrentThreadCpuTime(), endCpu = Workload.processCpuNanos();
+        long endThreadCpu = threads.getCurrentThreadCpuTime(), endCpu = io.stackreq.apps.AppMain.processCpuNanos();
         long end = System.nanoTime(), endEpoch = System.currentTimeMillis();
         System.out.printf("SPIN units=%d seconds=%.6f threadCpuSeconds=%.6f cpuSeconds=%.6f startNanos=%d endNanos=%d "
                         + "startEpochMillis=%d endEpochMillis=%d settleSeconds=%.3f%n", units, (end - start) / 1e9,
                 (endThreadCpu - startThreadCpu) / 1e9, (endCpu - startCpu) / 1e9, start, end, startEpoch, endEpoch,
                 settleSeconds);
         Map<String, ThreadCpu> lastThreads = threadCpu();
-        long lastCpu = Workload.processCpuNanos(), counted = 0;
+        long lastCpu = io.stackreq.apps.AppMain.processCpuNanos(), counted = 0;
         for (Map.Entry<String, ThreadCpu> thread : lastThreads.entrySet()) {
             ThreadCpu before = firstThreads.get(thread.getKey());
             long nanos = thread.getValue().nanos() - (before == null ? 0 : before.nanos());

@@ -80,10 +80,13 @@ final class OverheadPart {
         return args;
     }
 
-    /** Rounds: {warm-up, measured}; about 1.5 s + 3 s of work without an agent (0.7 s + 1 s with --quick). */
+    /**
+     * Rounds per thread: {warm-up, measured}; about 1.5 s + 3 s of work without an agent (0.7 s + 1 s
+     * with --quick). h2 runs on 4 threads, the others on one (io.stackreq.apps).
+     */
     int[] rounds(String workload) {
         int[] full = switch (workload) {
-            case "h2" -> new int[] {50, 100};
+            case "h2" -> new int[] {40, 80};
             case "lucene" -> new int[] {12, 25};
             default -> new int[] {80, 170};
         };
@@ -99,7 +102,7 @@ final class OverheadPart {
     Measured measure(Jvm jdk, Config c, String workload, int rep) throws Exception {
         Path dir = bench.work.resolve("overhead").resolve(jdk.feature + "-" + workload + "-" + c.id + "-" + rep);
         int[] r = rounds(workload);
-        Jvm.Result result = jdk.run(dir, jvmArgs(c, dir), bench.classpath, "bench.Workload",
+        Jvm.Result result = jdk.run(dir, jvmArgs(c, dir), bench.classpath, "io.stackreq.apps.AppMain",
                 List.of(workload, String.valueOf(r[0]), String.valueOf(r[1])), 600, null);
         Map<String, String> f = result.fields("BENCH");
         Measured m = new Measured();
@@ -147,7 +150,7 @@ final class OverheadPart {
         bench.emit("## Overhead on real workloads, " + jdk.label());
         bench.emit("");
         bench.emit("Throughput (rounds/s of the measured phase) relative to no agent: median (min–max) of "
-                + bench.reps + " paired runs; 1.000 = no cost. Single-threaded workloads, -Xmx512m; every JFR "
+                + bench.reps + " paired runs; 1.000 = no cost. io.stackreq.apps: h2 on 4 threads, lucene and jackson on one, -Xmx512m; every JFR "
                 + "configuration records only its own event.");
         bench.emit("");
         StringBuilder header = new StringBuilder("| configuration |");

@@ -2,21 +2,21 @@ package bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.stackreq.apps.App;
+
 /**
- * Workloads on threads of their own in one JVM, round after round, until a wall time has passed or
- * their threads have used a CPU time: the many threads and varied stacks of a service, for the
- * flame-graph benchmark. Prints one line the harness reads:
- * {@code MIX threads=.. rounds=.. seconds=.. cpuSeconds=..} (cpuSeconds: the workload threads' own).
+ * Applications of {@code io.stackreq.apps} on threads of their own in one JVM, round after round,
+ * until a wall time has passed or their threads have used a CPU time: the many threads and varied
+ * stacks of a service, for the flame-graph benchmark. Prints one line the harness reads:
+ * {@code MIX threads=.. rounds=.. seconds=.. cpuSeconds=..} (cpuSeconds: the application threads' own).
  *
  * <pre>bench.ServiceMix wall=SECONDS|cpu=SECONDS NAME=THREADS[,NAME=THREADS...]</pre>
- * NAME: h2, lucene, jackson, javac (javac needs -Dbench.javacSources=ARGFILE and
- * -Dbench.javacClasspath=PATH: the tree it compiles each round).
+ * NAME: one of {@link App#NAMES}.
  */
 public final class ServiceMix {
     private ServiceMix() {}
@@ -32,24 +32,35 @@ public final class ServiceMix {
         AtomicLong rounds = new AtomicLong();
         List<Throwable> failures = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
+        List<App> apps = new ArrayList<>();
         for (String spec : args[1].split(",")) {
             String name = spec.substring(0, spec.indexOf('='));
             int count = Integer.parseInt(spec.substring(spec.indexOf('=') + 1));
-            for (int t = 1; t <= count; t++) {
-                Workload workload = workload(name, t);
+            // An application of several threads (the databases, the HTTP service) serves them all from its
+            // one state, as under AppMain; one of a single thread is its own worker, so each thread gets
+            // an instance of its own.
+            App shared = null;
+            for (int t = 0; t < count; t++) {
+                App app = shared;
+                if (app == null) {
+                    app = App.named(name);
+                    app.setUp();
+                    apps.add(app);
+                    if (app.threads() > 1) shared = app;
+                }
+                App served = app;
+                int index = t;
                 threads.add(new Thread(() -> {
-                    try {
-                        workload.setUp();
+                    try (App.Worker worker = served.worker(index)) {
                         for (int round = 0; !stop.get(); round++) {
-                            workload.round(round);
+                            worker.round(round);
                             rounds.incrementAndGet();
                         }
-                        workload.tearDown();
                     } catch (Throwable e) {
                         synchronized (failures) { failures.add(e); }
                         stop.set(true);
                     }
-                }, name + "-" + t));
+                }, name + "-" + (t + 1)));
             }
         }
         ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
@@ -62,22 +73,13 @@ public final class ServiceMix {
         }
         long cpuNanos = cpuNanos(cpu, threads);
         for (Thread thread : threads) thread.join();
+        for (App app : apps) app.tearDown();
         if (!failures.isEmpty()) {
             failures.get(0).printStackTrace();
             System.exit(1);
         }
         System.out.printf("MIX threads=%d rounds=%d seconds=%.3f cpuSeconds=%.3f%n", threads.size(), rounds.get(),
                 (System.nanoTime() - start) / 1e9, cpuNanos / 1e9);
-    }
-
-    private static Workload workload(String name, int instance) {
-        switch (name) {
-            case "h2": return new H2Workload("mix" + instance);
-            case "javac":
-                return new JavacWorkload(Path.of(System.getProperty("bench.javacSources")),
-                        System.getProperty("bench.javacClasspath"));
-            default: return Workload.named(name);
-        }
     }
 
     /** CPU time of the threads still alive (a thread's time is gone once it ends: read before joining). */

@@ -38,11 +38,13 @@ public final class SoakApp {
             int index = i;
             Thread thread = new Thread(() -> {
                 try {
-                    Workload workload = Workload.named(names[index]);
-                    workload.setUp();
+                    io.stackreq.apps.App app = io.stackreq.apps.App.named(names[index]);
+                    app.setUp();
                     long sink = 0;
-                    while (!stop) sink += workload.round((int) rounds[index]++);
-                    workload.tearDown();
+                    try (io.stackreq.apps.App.Worker worker = app.worker(0)) {
+                        while (!stop) sink += worker.round((int) rounds[index]++);
+                    }
+                    app.tearDown();
                     if (sink == 42) System.out.println("(unlikely)");
                 } catch (Throwable t) {
                     synchronized (failures) {

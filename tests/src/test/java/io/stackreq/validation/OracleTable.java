@@ -48,6 +48,13 @@ public final class OracleTable {
                         .append("] mismatch: ")
                         .append(example).append('\n');
             }
+            if (tally.onRecordBoundary > 0) {
+                out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
+                        .append("] on a debug-record boundary: ").append(tally.onRecordBoundary).append(" of ")
+                        .append(tally.matched() + tally.mismatched).append(" stacks, ")
+                        .append(tally.onRecordBoundaryAtOrAfter)
+                        .append(" of them with the frames of the record at or after the PC\n");
+            }
             if (!tally.byWalk.isEmpty()) {
                 out.append(result.jdk()).append(' ').append(workload).append(" [").append(layer.label)
                         .append("] by walk: ").append(tally.byWalk).append('\n');

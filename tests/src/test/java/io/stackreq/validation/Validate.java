@@ -65,8 +65,10 @@ public final class Validate {
         System.out.println(measuredOn + "\n");
         tables.append(measuredOn).append("\n\n");
         for (Jdk jdk : jdks) {
-            if (only == null || only.equals("oracle")) {
-                List<String> names = workloads != null ? workloads : OracleMain.WORKLOADS;
+            List<String> oracleNames = workloads == null ? OracleMain.WORKLOADS
+                    : workloads.stream().filter(OracleMain.ALL::contains).toList();
+            if ((only == null || only.equals("oracle")) && !oracleNames.isEmpty()) {
+                List<String> names = oracleNames;
                 OracleRun.Result result = attach
                         ? OracleRun.runAttached(jdk, dir, names, ATTACH_WARMUP_SECONDS, durations.oracleSeconds())
                         : OracleRun.run(jdk, dir, names, durations.oracleSeconds());
@@ -84,6 +86,10 @@ public final class Validate {
                 if (workloads != null) {
                     List<String> names = workloads.stream().filter(BiasWorkloads.ALL::contains).toList();
                     plan.replaceAll((p, list) -> list.stream().filter(names::contains).toList());
+                    plan.values().removeIf(List::isEmpty);
+                }
+                if (plan.isEmpty()) {
+                    continue;
                 }
                 BiasBenchmark.Result result = BiasBenchmark.run(jdk, dir, plan, durations.biasSeconds());
                 System.err.print(BiasTable.details(result));

@@ -112,6 +112,12 @@ public final class JvmRun {
         return this;
     }
 
+    /** Puts a jar or class directory on the class path, after the test classes. */
+    public JvmRun alsoOnClassPath(Path entry) {
+        classPath.add(entry.toAbsolutePath().toString());
+        return this;
+    }
+
     public JvmRun flags(String... jvmFlags) {
         flags.addAll(Arrays.asList(jvmFlags));
         return this;

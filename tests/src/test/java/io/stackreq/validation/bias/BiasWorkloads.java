@@ -28,6 +28,12 @@ import java.util.Locale;
  * 32 MiB table), where C2 leaves a safepoint poll only every thousand iterations.</li>
  * <li>{@code jni}: {@link #jniPhase} calls {@link #nativeBurn} (C code, libbiasjni.so) in a loop: the
  * time is in native code, attributed to the Java line that called it.</li>
+ * <li>{@code chase}: {@link #chasePhase} follows a random cycle through a 64 MiB table, one step per
+ * call of the small {@link #next}, which C2 inlines: nearly all the time is its load, which misses
+ * the caches, and a signal that comes while the load waits is taken after it, at the caller's next
+ * instruction, which is exactly where {@link #next}'s debug record ends. The debug record at or after
+ * the signal's PC is {@link #next}'s, the one strictly after it the caller's: the workload tells which
+ * walk gives the time to the line that spent it.</li>
  * </ul>
  *
  * <p>Usage: {@code BiasWorkloads <truth-file> <cpu-seconds-per-workload> <workload>[,<workload>...]}
@@ -41,19 +47,23 @@ public final class BiasWorkloads {
     public static final String CLASS_NAME = BiasWorkloads.class.getName();
     /** Java native methods of the workload: their frames are skipped when attributing a sample. */
     public static final String NATIVE_METHOD = "nativeBurn";
-    public static final List<String> ALL = List.of("arraycopy", "inlined", "counted", "jni");
+    public static final List<String> ALL = List.of("arraycopy", "inlined", "counted", "jni", "chase");
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final long HOT_PHASE_NANOS = 6_000_000;
     private static final long COLD_PHASE_NANOS = 4_000_000;
     private static final int COPY_LENGTH = 1 << 16;        // ints: 256 KiB per copy
     private static final int TABLE_MASK = (1 << 23) - 1;   // ints: 32 MiB table
+    private static final int LINKS = 1 << 24;              // ints: 64 MiB cycle
     private static final int BURN_ROUNDS = 20_000;
     private static final int WARMUP_CALLS = 12_000;        // C2 compiles after ~5,000 invocations
 
     private static final int[] SOURCE = new int[COPY_LENGTH];
     private static final int[] TARGET = new int[COPY_LENGTH];
     private static final int[] TABLE = new int[TABLE_MASK + 1];
+    /** chase: LINKS[i] is the next index of one cycle through every index (Sattolo's shuffle); built when run. */
+    private static int[] links = new int[0];
+    private static int chaseAt;
 
     // Results go to a field so the JIT cannot drop the work.
     static volatile long sink;
@@ -78,6 +88,9 @@ public final class BiasWorkloads {
         }
         for (int i = 0; i < TABLE.length; i++) {
             TABLE[i] = i * 0x9E3779B9;
+        }
+        if (workloads.contains("chase")) {
+            links = cycle(LINKS);
         }
         List<String> lines = new ArrayList<>();
         for (String name : workloads) {
@@ -116,6 +129,7 @@ public final class BiasWorkloads {
                 case "inlined" -> sink += inlinedPhase(sink, 100);
                 case "counted" -> sink += countedPhase(100);
                 case "jni" -> sink += jniPhase(sink, 4, 10);
+                case "chase" -> sink += chasePhase(links, 100);
                 default -> throw new IllegalArgumentException(name);
             }
             cold(100);
@@ -188,6 +202,9 @@ public final class BiasWorkloads {
             case "jni":
                 sink += jniPhase(sink, units, BURN_ROUNDS);
                 break;
+            case "chase":
+                sink += chasePhase(links, units);
+                break;
             default:
                 throw new IllegalArgumentException(name);
         }
@@ -233,6 +250,35 @@ public final class BiasWorkloads {
     }
 
     static native long nativeBurn(long seed, int rounds);
+
+    static long chasePhase(int[] table, int steps) {
+        int at = chaseAt;
+        for (int i = 0; i < steps; i++) {
+            at = next(table, at);
+        }
+        chaseAt = at;
+        return at;
+    }
+
+    static int next(int[] table, int at) {
+        return table[at];
+    }
+
+    /** A random cyclic permutation of 0..n-1 (Sattolo): following it from any index visits every index. */
+    private static int[] cycle(int n) {
+        int[] next = new int[n];
+        for (int i = 0; i < n; i++) {
+            next[i] = i;
+        }
+        java.util.SplittableRandom random = new java.util.SplittableRandom(17);
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i);
+            int swap = next[i];
+            next[i] = next[j];
+            next[j] = swap;
+        }
+        return next;
+    }
 
     static int coldPhase(int acc, int iterations) {
         for (int i = 0; i < iterations; i++) {

@@ -21,6 +21,7 @@ import org.objectweb.asm.Opcodes;
  * <li>{@code inlined}: the (only) line of {@code mix};</li>
  * <li>{@code counted}: the line of the array load in {@code countedPhase};</li>
  * <li>{@code jni}: the line of the {@code nativeBurn} call in {@code jniPhase}.</li>
+ * <li>{@code chase}: the (only) line of {@code next}.</li>
  * </ul>
  */
 public final class HotLines {
@@ -76,6 +77,9 @@ public final class HotLines {
             line = number;
             if (method.equals("mix")) {
                 found.putIfAbsent("inlined", new HotLine(method, number));
+            }
+            if (method.equals("next")) {
+                found.putIfAbsent("chase", new HotLine(method, number));
             }
         }
 

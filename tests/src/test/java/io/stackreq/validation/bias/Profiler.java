@@ -35,6 +35,12 @@ public enum Profiler {
     /** async-profiler 4.2, event=itimer (setitimer ITIMER_PROF), interval 1 ms, JFR output. */
     ASYNC_PROFILER_ITIMER("async-profiler itimer", "jdk.ExecutionSample"),
     /**
+     * async-profiler 4.2, event=cpu with {@code cstack=no}: its Java stacks from AsyncGetCallTrace,
+     * which takes the top compiled frame's inlined methods from the debug record strictly after the
+     * signal's PC (its own walk, the default, takes the record at or after it).
+     */
+    ASYNC_PROFILER_CPU_ASGCT("async-profiler cpu, cstack=no", "jdk.ExecutionSample"),
+    /**
      * stackreq as STACKREQ but without -XX:+DebugNonSafepoints: what a user gets with default
      * flags (async-profiler turns the flag on by itself; stackreq does not).
      */
@@ -86,6 +92,8 @@ public enum Profiler {
             case ASYNC_PROFILER_CPU, ASYNC_PROFILER_ITIMER -> flags.add("-agentpath:" + asyncProfiler()
                     + "=start,event=" + (this == ASYNC_PROFILER_CPU ? "cpu" : "itimer") + ",interval=1ms,file="
                     + recording);
+            case ASYNC_PROFILER_CPU_ASGCT -> flags.add("-agentpath:" + asyncProfiler()
+                    + "=start,event=cpu,cstack=no,interval=1ms,file=" + recording);
             default -> throw new IllegalStateException(name());
         }
         if (this != STACKREQ_DEFAULT_FLAGS) {

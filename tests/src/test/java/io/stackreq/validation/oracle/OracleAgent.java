@@ -24,17 +24,20 @@ import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Handle;
 import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodTooLargeException;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
  * The oracle's Java agent ({@code -javaagent:oracle-agent.jar=<method-table-file>}): weaves every
  * method of the classes under {@link #PACKAGE} (the validation workloads, including classes they
- * generate at run time) so that it keeps its thread's {@link ShadowStack}:
+ * generate at run time), and of a real application's own packages named by {@link #WEAVE_PROPERTY},
+ * so that it keeps its thread's {@link ShadowStack}:
  *
  * <pre>
  *   ShadowStack.enter(id)                      first instruction
  *   ShadowStack.call(line) / invoke / returned()   around every call instruction
+ *   ShadowStack.at(line)                       before new, getstatic, putstatic (they may run a static initializer)
  *   ShadowStack.returned()                     first instruction of every exception handler
  *   ShadowStack.exit(id)                       before every return
  *   catch-all handler: exit(id); athrow        the method ends with an exception
@@ -44,10 +47,16 @@ import org.objectweb.asm.Opcodes;
  * they are not on the shadow stack, and the comparison skips their frames like any other frame
  * of uninstrumented code. Each woven method gets an id, one per "class#name(descriptor)" (a class
  * defined again by another loader keeps its ids); the table goes to the file named by the agent
- * argument as {@code id<TAB>class#name(descriptor)} lines.
+ * argument as {@code id<TAB>class#name(descriptor)} lines. A method that would grow past the class
+ * file's 64 KiB limit is left unwoven (counted in {@link #TOO_LARGE}); so are classes of the boot
+ * and platform class loaders, which cannot see {@link ShadowStack}. A named module whose packages
+ * are woven (javac's {@code jdk.compiler}) is made to read the class path's unnamed module.
  */
 public final class OracleAgent {
     public static final String PACKAGE = "io/stackreq/validation/oracle/workload/";
+    /** System property: more packages to weave, as comma-separated prefixes of class names ("org.h2."). */
+    public static final String WEAVE_PROPERTY = "stackreq.oracle.weave";
+    private static final List<String> PREFIXES = new ArrayList<>(List.of(PACKAGE));
     private static final String SHADOW = ShadowStack.class.getName().replace('.', '/');
     private static final String NATIVE = OracleNative.class.getName().replace('.', '/');
 
@@ -56,6 +65,8 @@ public final class OracleAgent {
     /** Classes that could not be woven (printed to stderr). */
     public static final AtomicInteger FAILURES = new AtomicInteger();
     public static final AtomicInteger WOVEN_CLASSES = new AtomicInteger();
+    /** Methods left unwoven because weaving would make them too large for a class file. */
+    public static final AtomicInteger TOO_LARGE = new AtomicInteger();
 
     private OracleAgent() {
     }
@@ -63,7 +74,32 @@ public final class OracleAgent {
     public static void premain(String tableFile, Instrumentation instrumentation) throws IOException {
         table = Files.newBufferedWriter(Path.of(tableFile), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+        for (String prefix : System.getProperty(WEAVE_PROPERTY, "").split(",")) {
+            if (!prefix.isBlank()) {
+                PREFIXES.add(prefix.trim().replace('.', '/'));
+            }
+        }
+        Module classPath = OracleAgent.class.getModule();
+        for (Module module : ModuleLayer.boot().modules()) {
+            boolean woven = module.getPackages().stream()
+                    .anyMatch(p -> PREFIXES.stream().anyMatch(prefix -> (p.replace('.', '/') + "/").startsWith(prefix)));
+            if (woven) {
+                instrumentation.redefineModule(module, Set.of(classPath), Map.of(), Map.of(), Set.of(), Map.of());
+            }
+        }
         instrumentation.addTransformer(new Weaver());
+    }
+
+    private static boolean woven(ClassLoader loader, String className) {
+        if (loader == null || loader == ClassLoader.getPlatformClassLoader()) {
+            return false;
+        }
+        for (String prefix : PREFIXES) {
+            if (className.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static synchronized int idOf(String key) {
@@ -85,15 +121,26 @@ public final class OracleAgent {
         @Override
         public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain,
                 byte[] bytes) {
-            if (className == null || !className.startsWith(PACKAGE) || redefined != null) {
+            if (className == null || redefined != null || !woven(loader, className)) {
                 return null;
             }
             try {
-                ClassReader reader = new ClassReader(bytes);
-                ClassWriter writer = new HierarchyWriter(loader);
-                reader.accept(new ClassWeaver(writer, className), ClassReader.SKIP_FRAMES);
-                WOVEN_CLASSES.incrementAndGet();
-                return writer.toByteArray();
+                Set<String> unwoven = new HashSet<>();
+                while (true) {
+                    ClassReader reader = new ClassReader(bytes);
+                    ClassWriter writer = new HierarchyWriter(loader);
+                    reader.accept(new ClassWeaver(writer, className, unwoven), ClassReader.SKIP_FRAMES);
+                    try {
+                        byte[] woven = writer.toByteArray();
+                        WOVEN_CLASSES.incrementAndGet();
+                        return woven;
+                    } catch (MethodTooLargeException e) {
+                        if (!unwoven.add(e.getMethodName() + e.getDescriptor())) {
+                            throw e;
+                        }
+                        TOO_LARGE.incrementAndGet();
+                    }
+                }
             } catch (Throwable t) {
                 FAILURES.incrementAndGet();
                 System.err.println("oracle: cannot weave " + className + ": " + t);
@@ -105,10 +152,12 @@ public final class OracleAgent {
 
     private static final class ClassWeaver extends ClassVisitor {
         private final String className;
+        private final Set<String> unwoven;
 
-        ClassWeaver(ClassVisitor next, String className) {
+        ClassWeaver(ClassVisitor next, String className, Set<String> unwoven) {
             super(Opcodes.ASM9, next);
             this.className = className;
+            this.unwoven = unwoven;
         }
 
         @Override
@@ -116,7 +165,7 @@ public final class OracleAgent {
                 String[] exceptions) {
             MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
             int skipped = Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE | Opcodes.ACC_SYNTHETIC | Opcodes.ACC_BRIDGE;
-            if ((access & skipped) != 0 || name.startsWith("<")) {
+            if ((access & skipped) != 0 || name.startsWith("<") || unwoven.contains(name + descriptor)) {
                 return next;
             }
             int id = idOf(className.replace('/', '.') + "#" + name + descriptor);
@@ -181,6 +230,27 @@ public final class OracleAgent {
             beforeCall();
             super.visitInvokeDynamicInsn(name, descriptor, bootstrap, arguments);
             afterCall();
+        }
+
+        @Override
+        public void visitTypeInsn(int opcode, String type) {
+            if (opcode == Opcodes.NEW) {
+                atLine();
+            }
+            super.visitTypeInsn(opcode, type);
+        }
+
+        @Override
+        public void visitFieldInsn(int opcode, String owner, String name, String descriptor) {
+            if (opcode == Opcodes.GETSTATIC || opcode == Opcodes.PUTSTATIC) {
+                atLine();
+            }
+            super.visitFieldInsn(opcode, owner, name, descriptor);
+        }
+
+        private void atLine() {
+            push(line);
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, SHADOW, "at", "(I)V", false);
         }
 
         private void beforeCall() {

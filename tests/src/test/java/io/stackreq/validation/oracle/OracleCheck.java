@@ -145,6 +145,13 @@ public final class OracleCheck {
          * got a stack, keyed as {@link #failedAt}: where the VMStructs walk still needs the fallback.
          */
         public final Map<String, Integer> leftToAsgctAt = new TreeMap<>();
+        /**
+         * Layer (c): stacks whose signal PC is exactly the offset of a debug record, where the record at
+         * or after the PC and the one strictly after it name different frames; and of those, the stacks
+         * whose top frames are the first's (the record the instruction that just ran ends).
+         */
+        public int onRecordBoundary;
+        public int onRecordBoundaryAtOrAfter;
 
         public int matched() {
             return exact + transition + instrumentation + jitScope;
@@ -214,8 +221,7 @@ public final class OracleCheck {
     }
 
     private Tally tally(Layer layer, int tag) {
-        String workload = tag >= 1 && tag <= OracleMain.WORKLOADS.size()
-                ? OracleMain.WORKLOADS.get(tag - 1) : "(runner)";
+        String workload = tag >= 1 && tag <= OracleMain.ALL.size() ? OracleMain.ALL.get(tag - 1) : "(runner)";
         return tallies.computeIfAbsent(layer, l -> new LinkedHashMap<>()).computeIfAbsent(workload, w -> new Tally());
     }
 
@@ -288,6 +294,14 @@ public final class OracleCheck {
             } else {
                 List<Frame> frames = framesOf(event);
                 record(tally, frames, snapshot);
+                if (snapshot.layer() == Layer.SIGNAL) {
+                    List<List<CompiledCode.Scope>> scopes = compiledCode.scopesAt(snapshot.pc(), snapshot.codeSequence());
+                    if (scopes.size() == 2) {
+                        tally.onRecordBoundary++;
+                        boolean atOrAfter = frames.size() >= scopes.get(1).size() && startsWith(frames, scopes.get(1));
+                        tally.onRecordBoundaryAtOrAfter += atOrAfter ? 1 : 0;
+                    }
+                }
                 frameTypes.check(frames, snapshot, tally.frameTypes);
                 if (ownWalker() && walk != null && walk.startsWith("asgct ")) {
                     tally.leftToAsgctAt.merge(where(walk, snapshot), 1, Integer::sum);

@@ -6,33 +6,51 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.stackreq.apps.App;
 import io.stackreq.validation.oracle.workload.ClassLoading;
 import io.stackreq.validation.oracle.workload.Exceptions;
 import io.stackreq.validation.oracle.workload.Inlining;
 import io.stackreq.validation.oracle.workload.JniLoop;
 import io.stackreq.validation.oracle.workload.OsrLoop;
 import io.stackreq.validation.oracle.workload.Recursion;
+import io.stackreq.validation.oracle.workload.Returns;
 import io.stackreq.validation.oracle.workload.Streams;
 import io.stackreq.validation.oracle.workload.Threads;
 
 /**
  * The oracle's target JVM: runs each workload on its own thread ({@code oracle-<name>}, shadow
- * stack tagged with the workload's number = its index in {@link #WORKLOADS} + 1) for the given
- * wall time, one after the other, then stops the signals and writes the snapshots.
+ * stack tagged with the workload's number = its index in {@link #ALL} + 1) for the given
+ * wall time, one after the other, then stops the signals and writes the snapshots. A real
+ * application ({@link App}, named as {@link App#NAMES}) runs on as many threads as it has workers,
+ * each started by the workload's thread (so tagged as it is), round after round until the time is
+ * up; its own packages are woven ({@link OracleAgent#WEAVE_PROPERTY}).
  *
  * <p>Usage: {@code OracleMain <seconds-per-workload> <workload>[,<workload>...]}; prints
  * {@code oracle-summary woven=<classes> weave-failures=<n> corrupt=<n>} last.
  */
 public final class OracleMain {
     public static final List<String> WORKLOADS = List.of("recursion", "exceptions", "inlining", "osr", "streams",
-            "threads", "classloading", "jni");
+            "threads", "classloading", "jni", "returns");
+    /** The workloads written for the oracle, then the real applications. */
+    public static final List<String> ALL;
+
+    static {
+        List<String> all = new ArrayList<>(WORKLOADS);
+        all.addAll(App.NAMES);
+        ALL = List.copyOf(all);
+    }
+
     /**
      * Layer (a)/(b) runs at every n-th method entry: n per workload, for some hundred checks a
      * second (a thread of "inlining" enters methods millions of times a second, one of "jni" a
-     * few thousand times).
+     * few thousand times; javac's thread some millions woven).
      */
-    static final Map<String, Integer> CHECK_PERIODS = Map.of("recursion", 997, "exceptions", 997,
-            "inlining", 40_009, "osr", 97, "streams", 4_099, "threads", 3, "classloading", 5, "jni", 3);
+    static final Map<String, Integer> CHECK_PERIODS = Map.ofEntries(Map.entry("recursion", 997),
+            Map.entry("exceptions", 997), Map.entry("inlining", 40_009), Map.entry("osr", 97),
+            Map.entry("streams", 4_099), Map.entry("threads", 3), Map.entry("classloading", 5), Map.entry("jni", 3),
+            Map.entry("returns", 4_001),
+            Map.entry("javac", 20_011), Map.entry("h2", 2_003), Map.entry("hsqldb", 2_003),
+            Map.entry("lucene", 20_011), Map.entry("http", 2_003), Map.entry("jackson", 20_011));
 
     private OracleMain() {
     }
@@ -42,18 +60,22 @@ public final class OracleMain {
         List<String> names = List.of(args[1].split(","));
         List<String> failures = new ArrayList<>();
         for (String name : names) {
-            int tag = WORKLOADS.indexOf(name) + 1;
+            int tag = ALL.indexOf(name) + 1;
             if (tag == 0) {
-                throw new IllegalArgumentException("unknown workload " + name + " (known: " + WORKLOADS + ")");
+                throw new IllegalArgumentException("unknown workload " + name + " (known: " + ALL + ")");
             }
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread thread = new Thread(() -> {
                 ShadowStack.setWorkload(tag, CHECK_PERIODS.get(name));
                 long end = System.nanoTime() + (long) (seconds * 1e9);
                 try {
-                    do {
-                        round(name);
-                    } while (System.nanoTime() < end);
+                    if (App.NAMES.contains(name)) {
+                        runApp(App.named(name), end);
+                    } else {
+                        do {
+                            round(name);
+                        } while (System.nanoTime() < end);
+                    }
                 } catch (Throwable t) {
                     failure.set(t);
                 }
@@ -72,10 +94,40 @@ public final class OracleMain {
     /** The weaving summary line the run's reader looks for; exit 1 when a workload failed. */
     static void reportAndExit(Collection<String> failures) {
         System.out.println("oracle-summary woven=" + OracleAgent.WOVEN_CLASSES.get() + " weave-failures="
-                + OracleAgent.FAILURES.get() + " corrupt=" + ShadowStack.CORRUPT.get());
+                + OracleAgent.FAILURES.get() + " corrupt=" + ShadowStack.CORRUPT.get() + " too-large-unwoven="
+                + OracleAgent.TOO_LARGE.get());
         if (!failures.isEmpty()) {
             System.err.println("workloads failed: " + failures);
             System.exit(1);
+        }
+    }
+
+    /** An application's workers, each on a thread of its own started from this one, round after round until end. */
+    static void runApp(App app, long end) throws Exception {
+        app.setUp();
+        List<Thread> workers = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int t = 0; t < app.threads(); t++) {
+            int index = t;
+            Thread worker = new Thread(() -> {
+                try (App.Worker w = app.worker(index)) {
+                    int round = 0;
+                    do {
+                        w.round(round++);
+                    } while (System.nanoTime() < end && failure.get() == null);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "oracle-" + app.name() + "-" + t);
+            worker.start();
+            workers.add(worker);
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        app.tearDown();
+        if (failure.get() != null) {
+            throw new IllegalStateException(app.name() + " failed", failure.get());
         }
     }
 
@@ -89,6 +141,7 @@ public final class OracleMain {
             case "threads" -> Threads.round();
             case "classloading" -> ClassLoading.round();
             case "jni" -> JniLoop.round();
+            case "returns" -> Returns.round();
             default -> throw new IllegalArgumentException(name);
         }
     }

@@ -13,12 +13,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.stackreq.apps.App;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
 import io.stackreq.validation.Jfc;
 import io.stackreq.validation.bias.Profiler;
 import io.stackreq.validation.oracle.OracleCheck.Layer;
 import io.stackreq.validation.oracle.OracleCheck.Tally;
+import io.stackreq.validation.oracle.workload.Returns;
 
 /**
  * Runs the oracle on one JDK: one JVM with layers (a) and (c) (JVMTI checks at sampled method
@@ -105,6 +107,7 @@ public final class OracleRun {
                         "-XX:StartFlightRecording=filename=" + runDir.resolve("recording.jfr") + ",settings="
                                 + Jfc.write(runDir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
+                .flags(NEVER_COMPILED)
                 .main(OracleAttachMain.class, Double.toString(warmupSeconds), Double.toString(seconds),
                         String.join(",", workloads), ready.toString())
                 .timeout(Duration.ofSeconds(120 + (long) (warmupSeconds + seconds) * 6));
@@ -208,6 +211,48 @@ public final class OracleRun {
         }
     }
 
+    /**
+     * For the real applications among the workloads: their libraries on the class path, their own
+     * packages woven, and javac's round a package of the source tree (woven, javac is several times
+     * slower, and a round of the whole tree would outlast a run).
+     */
+    static void withApplications(JvmRun run, List<String> workloads) {
+        List<String> packages = new ArrayList<>();
+        for (String name : workloads) {
+            if (!App.NAMES.contains(name)) {
+                continue;
+            }
+            App app = App.named(name);
+            for (String prefix : app.ownPackages()) {
+                // The JDK's own HTTP client is the platform class loader's: it cannot call the shadow stack.
+                if (!prefix.startsWith("jdk.internal.")) {
+                    packages.add(prefix);
+                }
+            }
+            try {
+                for (Path jar : App.libraries(name)) {
+                    run.alsoOnClassPath(jar);
+                }
+            } catch (ReflectiveOperationException | java.net.URISyntaxException e) {
+                throw new IllegalStateException("the libraries of " + name + " are not on this JVM's class path", e);
+            }
+        }
+        if (!packages.isEmpty()) {
+            run.flags("-D" + OracleAgent.WEAVE_PROPERTY + "=" + String.join(",", packages),
+                    "-Dstackreq.apps.javac.package=" + JAVAC_PACKAGE);
+        }
+    }
+
+    /** The "returns" workload's outer method and callee stay interpreted. */
+    static final String[] NEVER_COMPILED = {"-XX:CompileCommand=quiet",
+            "-XX:CompileCommand=exclude," + Returns.INTERPRETED[0], "-XX:CompileCommand=exclude," + Returns.INTERPRETED[1]};
+
+    /** How long an application's set-up and last round may run past its time, woven, on a busy machine. */
+    static final long APP_ROUND_SECONDS = 300;
+
+    /** The part of commons-lang3's source tree each woven javac round compiles (and what it uses). */
+    static final String JAVAC_PACKAGE = "org.apache.commons.lang3.math";
+
     private static String summary(JvmRun.Result result) {
         Matcher m = SUMMARY.matcher(result.stdout());
         if (!m.find()) {
@@ -223,16 +268,19 @@ public final class OracleRun {
             double seconds, Launch launch) {
         prepareRunDirectory(dir);
         Path oracle = JvmRun.requesterLibrary().resolveSibling("liboracle.so").toAbsolutePath();
-        JvmRun run = JvmRun.on(jdk, dir).name("oracle").withoutRequester().wrapper(launch.wrapper())
-                .stackreqOptions("depth=1024,ring=1024" + walkerOption(dir))
+        JvmRun run = JvmRun.on(jdk, dir).name("oracle").withoutRequester().wrapper(launch.wrapper());
+        withApplications(run, workloads);
+        run.stackreqOptions("depth=1024,ring=1024" + walkerOption(dir))
                 .flags("-agentpath:" + oracle + "=out=" + dir + ",layers=" + layers + ",signals=" + launch.signals(),
                         "-javaagent:" + agentJar + "=" + dir.resolve("methods.txt"),
                         "-Dstackreq.oracle.layers=" + layers,
                         "-XX:StartFlightRecording=filename=" + dir.resolve("recording.jfr") + ",settings="
                                 + Jfc.write(dir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
+                .flags(NEVER_COMPILED)
                 .main(OracleMain.class, Double.toString(seconds), String.join(",", workloads))
-                .timeout(Duration.ofSeconds((60 + (long) (workloads.size() * seconds * 6)) * launch.slowdown()));
+                .timeout(Duration.ofSeconds((60 + (long) (workloads.size() * seconds * 6)
+                        + APP_ROUND_SECONDS * workloads.stream().filter(App.NAMES::contains).count()) * launch.slowdown()));
         return summary(run.run());
     }
 }

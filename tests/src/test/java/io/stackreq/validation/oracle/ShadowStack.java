@@ -145,6 +145,19 @@ public final class ShadowStack {
         INT.setVolatile(b, FLAG, CALLING);
     }
 
+    /**
+     * Before every instruction that may initialize a class ({@code new}, {@code getstatic},
+     * {@code putstatic}): its line. A class's static initializer is a call without a call
+     * instruction, and the woven methods it runs are pushed above a frame at that instruction.
+     */
+    public static void at(int line) {
+        ByteBuffer b = CURRENT.get();
+        int depth = b.getInt(DEPTH);
+        if (depth > 0 && b.getInt(OVERFLOW) == 0) {
+            b.putInt(FRAMES + 8 * (depth - 1) + 4, line);
+        }
+    }
+
     /** After every call instruction, and at the start of every exception handler. */
     public static void returned() {
         INT.setVolatile(CURRENT.get(), FLAG, NONE);

@@ -1,5 +1,6 @@
-package bench;
+package io.stackreq.apps;
 
+import java.util.List;
 import java.util.SplittableRandom;
 
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -19,17 +20,25 @@ import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
 
-/** Lucene: per round index 300 generated documents into a fresh in-memory index, then 150 searches. */
-final class LuceneWorkload extends Workload {
+/**
+ * Lucene ({@code org.apache.lucene:lucene-core} 9.x): per round index 300 generated documents into a
+ * fresh in-memory index, then answer 150 queries (term, boolean, phrase) and read the top hit's
+ * stored field. One thread.
+ */
+final class LuceneApp extends App implements App.Worker {
     private static final int DOCS = 300;
     private static final int SEARCHES = 150;
     private final String[] vocabulary = new String[4000];
     private final SplittableRandom random = new SplittableRandom(7);
     private StandardAnalyzer analyzer;
 
-    @Override protected String name() { return "lucene"; }
+    @Override public String name() { return "lucene"; }
 
-    @Override protected void setUp() {
+    @Override public List<String> ownPackages() { return List.of("org.apache.lucene."); }
+
+    @Override public Worker worker(int thread) { return this; }
+
+    @Override public void setUp() {
         SplittableRandom words = new SplittableRandom(1);
         for (int i = 0; i < vocabulary.length; i++) {
             StringBuilder w = new StringBuilder();
@@ -52,7 +61,7 @@ final class LuceneWorkload extends Workload {
         return b.toString();
     }
 
-    @Override protected long round(int index) throws Exception {
+    @Override public long round(int index) throws Exception {
         long hits = 0;
         try (ByteBuffersDirectory directory = new ByteBuffersDirectory()) {
             try (IndexWriter writer = new IndexWriter(directory, new IndexWriterConfig(analyzer))) {

@@ -1,4 +1,4 @@
-package bench;
+package io.stackreq.apps;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,8 +7,11 @@ import java.util.SplittableRandom;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** Jackson: per round parse a ~100 KB document to objects and to a tree, modify, write both back. */
-final class JacksonWorkload extends Workload {
+/**
+ * Jackson data binding ({@code com.fasterxml.jackson.core:jackson-databind}): per round parse a ~100 KB
+ * document to objects and to a tree, modify, write both back. One thread.
+ */
+final class JacksonApp extends App implements App.Worker {
     public static final class Line {
         public String sku;
         public int quantity;
@@ -28,9 +31,13 @@ final class JacksonWorkload extends Workload {
     private final ObjectMapper mapper = new ObjectMapper();
     private byte[] document;
 
-    @Override protected String name() { return "jackson"; }
+    @Override public String name() { return "jackson"; }
 
-    @Override protected void setUp() throws Exception {
+    @Override public List<String> ownPackages() { return List.of("com.fasterxml.jackson."); }
+
+    @Override public Worker worker(int thread) { return this; }
+
+    @Override public void setUp() throws Exception {
         SplittableRandom random = new SplittableRandom(3);
         List<Order> orders = new ArrayList<>();
         for (int i = 0; i < 250; i++) {
@@ -54,7 +61,7 @@ final class JacksonWorkload extends Workload {
         document = mapper.writeValueAsBytes(orders);
     }
 
-    @Override protected long round(int index) throws Exception {
+    @Override public long round(int index) throws Exception {
         Order[] orders = mapper.readValue(document, Order[].class);
         for (Order order : orders) order.paid = !order.paid;
         byte[] written = mapper.writeValueAsBytes(orders);
