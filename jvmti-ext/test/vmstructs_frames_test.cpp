@@ -168,7 +168,7 @@ void builds_stacks_from_compiled_frames() {
         }
     };
     fill({kStart + 0x11, kStart + 0x10}, false);
-    CHECK(java_frames_described(code, *slot));
+    CHECK(java_frames_described(code, methods, *slot));
     CHECK(build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 3);
     CHECK(slot->frames[0].method == method(2) && slot->frames[1].method == method(3));
     CHECK(slot->frames[2].method == method(3));
@@ -184,12 +184,12 @@ void builds_stacks_from_compiled_frames() {
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // Code the JVM has not described: the slot waits, then fails.
     fill({kStart + 0x10, kStart + 0x1000}, false);
-    CHECK(!java_frames_described(code, *slot));
+    CHECK(!java_frames_described(code, methods, *slot));
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // Code that named another method at the signal (freed and reused since): it waits, then fails.
     fill({kStart + 0x10}, false);
     slot->frames[0] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(0x5004));
-    CHECK(!java_frames_described(code, *slot));
+    CHECK(!java_frames_described(code, methods, *slot));
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // An interpreted frame whose method is not known fails too.
     fill({kStart + 0x10}, false);

@@ -153,7 +153,11 @@ bool CodeHeaps::init(std::string* error) {
     uintptr_t heaps_field = 0;
     uint64_t length = 0, data = 0, segment_shift = 0;
     if (!vm.static_address("CodeCache", "_heaps", &heaps_field)) missing = "CodeCache::_heaps";
-    if (!vm.field_offset("GrowableArrayBase", "_len", &length)) missing = "GrowableArrayBase::_len";
+    // JDK 11 names GrowableArray's base class GenericGrowableArray.
+    if (!vm.field_offset("GrowableArrayBase", "_len", &length) &&
+        !vm.field_offset("GenericGrowableArray", "_len", &length)) {
+        missing = "GrowableArrayBase::_len (GenericGrowableArray::_len)";
+    }
     if (!vm.field_offset("GrowableArray<int>", "_data", &data)) missing = "GrowableArray<int>::_data";
     if (!vm.field_offset("CodeHeap", "_log2_segment_size", &segment_shift)) missing = "CodeHeap::_log2_segment_size";
     if (!read_layout(vm, &layout, &missing) || missing != nullptr) {
