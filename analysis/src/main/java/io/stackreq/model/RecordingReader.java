@@ -64,8 +64,8 @@ public final class RecordingReader {
                 REQUEST_STATISTICS, fields -> statistics(fields, statistics)));
         if (events.size() == 0) {
             throw new InputException(file + " has no " + STACK_TRACE_REQUEST
-                    + " events (was the recording started with +jdk.StackTraceRequest#enabled=true and the agent "
-                    + "loaded?)");
+                    + " events (was the recording started with +jdk.StackTraceRequest#enabled=true, or"
+                    + " settings=default,settings=stackreq.jfc, and the agent loaded?)");
         }
         return events.build(statistics);
     }

@@ -8,13 +8,15 @@ import java.nio.file.Paths;
 import io.stackreq.model.InputException;
 
 /**
- * Where {@code libstackreq.so} and {@code libstackreq-perf.so} are: {@code --agent-dir}, else the
+ * Where {@code libstackreq.so}, {@code libstackreq-perf.so} and {@code stackreq.jfc} (the JFR
+ * settings that enable the event) are: {@code --agent-dir}, else the
  * system property {@code stackreq.native.dir}, else {@code STACKREQ_NATIVE_DIR}, else
  * {@code <dir of stackreq.jar>/../../jvmti-ext/target/native} (the build tree's layout).
  */
 public record AgentDirectory(Path directory) {
     public static final String REQUEST_AGENT = "libstackreq.so";
     public static final String PERF_AGENT = "libstackreq-perf.so";
+    public static final String EVENT_SETTINGS = "stackreq.jfc";
 
     public static AgentDirectory resolve(Path option) {
         Path directory = option;
@@ -32,9 +34,9 @@ public record AgentDirectory(Path directory) {
             source = "the build tree next to stackreq.jar";
         }
         AgentDirectory agents = new AgentDirectory(directory.toAbsolutePath().normalize());
-        for (Path library : new Path[] {agents.requestAgent(), agents.perfAgent()}) {
-            if (!Files.isRegularFile(library)) {
-                throw new InputException(library.getFileName() + " not found in " + agents.directory() + " (from "
+        for (Path file : new Path[] {agents.requestAgent(), agents.perfAgent(), agents.eventSettings()}) {
+            if (!Files.isRegularFile(file)) {
+                throw new InputException(file.getFileName() + " not found in " + agents.directory() + " (from "
                         + source + "): build it with 'mvn -B package -DskipTests' or pass --agent-dir DIR");
             }
         }
@@ -47,6 +49,15 @@ public record AgentDirectory(Path directory) {
 
     public Path perfAgent() {
         return directory.resolve(PERF_AGENT);
+    }
+
+    /**
+     * The .jfc that enables {@code jdk.StackTraceRequest}, named after the JDK's default settings:
+     * the one way to enable it that JDK 11 (which has no {@code +event#setting} syntax) shares with
+     * the later JDKs.
+     */
+    public Path eventSettings() {
+        return directory.resolve(EVENT_SETTINGS);
     }
 
     private static Path besideJar() {

@@ -65,7 +65,8 @@ public final class AttachRun {
             CountDownLatch interrupt, PrintStream err, boolean interactive) throws InterruptedException {
         long pid = jvm.pid();
         jvm.loadAgent(settings.agents().requestAgent(), settings.requestAgentOptions());
-        jvm.diagnosticCommand("JFR.start name=" + RECORDING_NAME + " +jdk.StackTraceRequest#enabled=true",
+        jvm.diagnosticCommand("JFR.start name=" + RECORDING_NAME + " settings=default settings="
+                + settings.agents().eventSettings(),
                 "Started recording");
         boolean recording = true;
         boolean sampling = false;

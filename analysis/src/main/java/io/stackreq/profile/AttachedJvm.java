@@ -28,7 +28,7 @@ import io.stackreq.model.InputException;
  */
 public final class AttachedJvm implements AutoCloseable {
     /** The oldest Java the agents are built and tested for. */
-    static final int MIN_FEATURE = 17;
+    static final int MIN_FEATURE = 11;
     private static final int SIGQUIT_BIT = 3 - 1;
 
     private final long pid;

@@ -83,7 +83,9 @@ public record ProfileSettings(Path java, AgentDirectory agents, Sampling samplin
 
     /**
      * {@code java -agentpath:libstackreq.so -agentpath:libstackreq-perf.so=... -XX:StartFlightRecording=...
-     * <user args>}: the request agent first, so the perf agent finds the RequestStackTrace extension.
+     * <user args>}: the request agent first, so the perf agent finds the RequestStackTrace extension;
+     * the recording takes the JDK's default settings and stackreq.jfc's, which enables the event on
+     * every JDK (JDK 11 has no {@code +jdk.StackTraceRequest#enabled=true}).
      */
     public List<String> commandLine() {
         List<String> command = new ArrayList<>();
@@ -91,7 +93,8 @@ public record ProfileSettings(Path java, AgentDirectory agents, Sampling samplin
         String requestOptions = requestAgentOptions();
         command.add("-agentpath:" + agents.requestAgent() + (requestOptions.isEmpty() ? "" : "=" + requestOptions));
         command.add("-agentpath:" + agents.perfAgent() + "=" + perfAgentOptions());
-        command.add("-XX:StartFlightRecording=filename=" + recording() + ",+jdk.StackTraceRequest#enabled=true");
+        command.add("-XX:StartFlightRecording=filename=" + recording() + ",settings=default,settings="
+                + agents.eventSettings());
         command.addAll(javaArgs);
         return command;
     }

@@ -22,7 +22,7 @@ class ProfileSettingsTest {
                 List.of("-cp", "app.jar", "Main", "x"));
         assertEquals(List.of("/jdk/bin/java", "-agentpath:/n/libstackreq.so",
                 "-agentpath:/n/libstackreq-perf.so=event=task-clock+page-faults,interval=1ms,out=/out/samples.jsonl",
-                "-XX:StartFlightRecording=filename=/out/recording.jfr,+jdk.StackTraceRequest#enabled=true",
+                "-XX:StartFlightRecording=filename=/out/recording.jfr,settings=default,settings=/n/stackreq.jfc",
                 "-cp", "app.jar", "Main", "x"), settings.commandLine());
     }
 

@@ -40,12 +40,12 @@ public final class ContinuousApp {
         Report report = Report.afterEnable(Requester.enable());
         Path dir = a.path("dir");
         switch (a.get("scenario")) {
-            case "dumps" -> dumps(dir, report);
-            case "retention" -> retention(dir, report, a.getInt("seconds", 60), a.getInt("maxAge", 20));
-            case "settings" -> settings(dir, report);
-            case "memory" -> memory(dir, report);
-            case "kill" -> kill(dir, report, a.path("out"));
-            default -> throw new IllegalArgumentException("unknown scenario " + a.get("scenario"));
+            case "dumps": dumps(dir, report); break;
+            case "retention": retention(dir, report, a.getInt("seconds", 60), a.getInt("maxAge", 20)); break;
+            case "settings": settings(dir, report); break;
+            case "memory": memory(dir, report); break;
+            case "kill": kill(dir, report, a.path("out")); break;
+            default: throw new IllegalArgumentException("unknown scenario " + a.get("scenario"));
         }
         report.write(a.path("out"));
     }

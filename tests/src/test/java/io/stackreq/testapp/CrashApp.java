@@ -68,15 +68,22 @@ public final class CrashApp {
     private static void die(String way) throws IOException {
         String pid = Long.toString(ProcessHandle.current().pid());
         switch (way) {
-            case "kill" -> new ProcessBuilder("kill", "-9", pid).start();
-            case "segv" -> writeToAddressZero();
-            case "oom" -> {
+            case "kill":
+                new ProcessBuilder("kill", "-9", pid).start();
+                break;
+            case "segv":
+                writeToAddressZero();
+                break;
+            case "oom":
                 // Far more than -Xmx: OutOfMemoryError at once, which the flag makes a crash.
                 long[] huge = new long[Integer.MAX_VALUE - 16];
                 System.out.println(huge.length);
-            }
-            case "halt" -> Runtime.getRuntime().halt(3);
-            default -> throw new IllegalArgumentException("unknown way " + way);
+                break;
+            case "halt":
+                Runtime.getRuntime().halt(3);
+                break;
+            default:
+                throw new IllegalArgumentException("unknown way " + way);
         }
     }
 

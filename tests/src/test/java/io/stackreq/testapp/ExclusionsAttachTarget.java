@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import jdk.jfr.consumer.RecordingStream;
 
 /**
  * A JVM started without agents in which JFR excludes threads before and after libstackreq.so is
@@ -27,7 +26,7 @@ public final class ExclusionsAttachTarget {
 
     /** A RecordingStream whose dispatch thread requests once, when asked to, from a flush callback. */
     static final class Stream implements AutoCloseable {
-        final RecordingStream stream = new RecordingStream();
+        final JfrStream stream = JfrStream.open();
         final CountDownLatch dispatching = new CountDownLatch(1);
         final CountDownLatch requested = new CountDownLatch(1);
         volatile boolean request;

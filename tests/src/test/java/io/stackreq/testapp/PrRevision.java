@@ -5,7 +5,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordingStream;
 
 /**
  * What openjdk/jdk pull request 31059's revision promises an agent that never calls Enable and
@@ -141,7 +140,7 @@ public final class PrRevision {
     static void excludedThread(Report report) throws InterruptedException {
         CountDownLatch requested = new CountDownLatch(1);
         Thread[] streamThread = new Thread[1];
-        try (RecordingStream stream = new RecordingStream()) {
+        try (JfrStream stream = JfrStream.open()) {
             stream.onFlush(() -> {
                 if (requested.getCount() == 0) return;
                 streamThread[0] = Thread.currentThread();

@@ -5,7 +5,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordingStream;
 
 /**
  * Requests from normal code (JNI, ucontext NULL) that provoke each return code of
@@ -27,8 +26,9 @@ public final class Scenarios {
         report.put("onLoad", Requester.onLoadResult());
         report.put("available", Requester.available());
         switch (scenario) {
-            case "available" -> { }
-            case "wrong-phase" -> {
+            case "available":
+                break;
+            case "wrong-phase": {
                 report.put("enable.rc", Requester.enable());
                 Thread other = startSleeper();
                 report.put("rc.self", Requester.request(null, 1));
@@ -37,15 +37,17 @@ public final class Scenarios {
                 report.put("rc.afterRecording", Requester.request(null, 3));
                 stop(recording);
                 stopSleeper(other);
+                break;
             }
-            case "not-available-event-off" -> {
+            case "not-available-event-off": {
                 report.put("enable.rc", Requester.enable());
                 Recording recording = startRecording(rec, false);
                 report.put("rc.self", Requester.request(null, 1));
                 report.put("rc.current", Requester.request(Thread.currentThread(), 2));
                 stop(recording);
+                break;
             }
-            case "enable-disable" -> {
+            case "enable-disable": {
                 Recording recording = startRecording(rec, true);
                 report.put("initialize.rc", Requester.initialize());
                 report.put("initializeAgain.rc", Requester.initialize());
@@ -58,54 +60,74 @@ public final class Scenarios {
                 report.put("enableAgain.rc", Requester.enable());
                 report.put("rc.enabledAgain", Requester.request(null, 4));
                 stop(recording);
+                break;
             }
-            case "invalid-thread" -> enabledWhileRecording(report, rec, () -> {
-                report.put("rc.string", Requester.requestObject("not a thread", 1));
-                report.put("rc.object", Requester.requestObject(new Object(), 2));
-            });
-            case "thread-not-alive" -> enabledWhileRecording(report, rec, () -> {
-                Thread unstarted = new Thread(() -> { }, "unstarted");
-                report.put("rc.unstarted", Requester.request(unstarted, 1));
-                Thread terminated = new Thread(() -> { }, "terminated");
-                terminated.start();
-                terminated.join();
-                report.put("rc.terminated", Requester.request(terminated, 2));
-            });
-            case "virtual-thread" -> enabledWhileRecording(report, rec, () -> {
-                CountDownLatch release = new CountDownLatch(1);
-                CountDownLatch running = new CountDownLatch(1);
-                Thread virtual = startVirtualThread(null, () -> {
-                    running.countDown();
-                    await(release);
+            case "invalid-thread":
+                enabledWhileRecording(report, rec, () -> {
+                    report.put("rc.string", Requester.requestObject("not a thread", 1));
+                    report.put("rc.object", Requester.requestObject(new Object(), 2));
                 });
-                running.await();
-                report.put("isVirtual", isVirtual(virtual));
-                report.put("rc.virtual", Requester.request(virtual, 1));
-                release.countDown();
-                virtual.join();
-            });
-            case "none-current-thread" -> enabledWhileRecording(report, rec, () -> {
-                report.put("rc.current", callerMethod(Thread.currentThread(), 1));
-            });
-            case "jni-null-ucontext" -> enabledWhileRecording(report, rec, () -> {
-                report.put("rc.self", callerMethod(null, 1));
-            });
-            case "jfr-excluded" -> enabledWhileRecording(report, rec, () -> {
-                requestsOfAStreamThread(report);
-                report.put("rc.main", Requester.request(null, 4));
-            });
-            case "ending-threads" -> enabledWhileRecording(report, rec, () -> endThreads(ENDING_THREADS, report));
-            case "self-loop" -> enabledWhileRecording(report, rec, () -> {
-                int[] failures = selfLoop(SELF_LOOP_REQUESTS, report);
-                report.put("notNone", failures[0]);
-            });
-            case "other-thread" -> enabledWhileRecording(report, rec, () -> {
-                Thread sleeper = startSleeper();
-                report.put("rc.other", Requester.request(sleeper, 1));
-                Thread.sleep(300);
-                stopSleeper(sleeper);
-            });
-            default -> throw new IllegalArgumentException("unknown scenario " + scenario);
+                break;
+            case "thread-not-alive":
+                enabledWhileRecording(report, rec, () -> {
+                    Thread unstarted = new Thread(() -> { }, "unstarted");
+                    report.put("rc.unstarted", Requester.request(unstarted, 1));
+                    Thread terminated = new Thread(() -> { }, "terminated");
+                    terminated.start();
+                    terminated.join();
+                    report.put("rc.terminated", Requester.request(terminated, 2));
+                });
+                break;
+            case "virtual-thread":
+                enabledWhileRecording(report, rec, () -> {
+                    CountDownLatch release = new CountDownLatch(1);
+                    CountDownLatch running = new CountDownLatch(1);
+                    Thread virtual = startVirtualThread(null, () -> {
+                        running.countDown();
+                        await(release);
+                    });
+                    running.await();
+                    report.put("isVirtual", isVirtual(virtual));
+                    report.put("rc.virtual", Requester.request(virtual, 1));
+                    release.countDown();
+                    virtual.join();
+                });
+                break;
+            case "none-current-thread":
+                enabledWhileRecording(report, rec, () -> {
+                    report.put("rc.current", callerMethod(Thread.currentThread(), 1));
+                });
+                break;
+            case "jni-null-ucontext":
+                enabledWhileRecording(report, rec, () -> {
+                    report.put("rc.self", callerMethod(null, 1));
+                });
+                break;
+            case "jfr-excluded":
+                enabledWhileRecording(report, rec, () -> {
+                    requestsOfAStreamThread(report);
+                    report.put("rc.main", Requester.request(null, 4));
+                });
+                break;
+            case "ending-threads":
+                enabledWhileRecording(report, rec, () -> endThreads(ENDING_THREADS, report));
+                break;
+            case "self-loop":
+                enabledWhileRecording(report, rec, () -> {
+                    int[] failures = selfLoop(SELF_LOOP_REQUESTS, report);
+                    report.put("notNone", failures[0]);
+                });
+                break;
+            case "other-thread":
+                enabledWhileRecording(report, rec, () -> {
+                    Thread sleeper = startSleeper();
+                    report.put("rc.other", Requester.request(sleeper, 1));
+                    Thread.sleep(300);
+                    stopSleeper(sleeper);
+                });
+                break;
+            default:
+                throw new IllegalArgumentException("unknown scenario " + scenario);
         }
         report.write(a.path("out"));
     }
@@ -147,7 +169,7 @@ public final class Scenarios {
     static void requestsOfAStreamThread(Report report) throws InterruptedException {
         CountDownLatch requested = new CountDownLatch(1);
         Thread[] streamThread = new Thread[1];
-        try (RecordingStream stream = new RecordingStream()) {
+        try (JfrStream stream = JfrStream.open()) {
             stream.onFlush(() -> {
                 if (requested.getCount() == 0) return;
                 streamThread[0] = Thread.currentThread();

@@ -200,7 +200,7 @@ class ContinuousRecordingTest {
         Path out = dir.resolve("kill.txt");
         JvmRun.Result result = JvmRun.on(jdk, dir).name("kill")
                 .flags("-XX:FlightRecorderOptions:repository=" + repository,
-                        "-XX:StartFlightRecording=name=cont,+jdk.StackTraceRequest#enabled=true")
+                        "-XX:StartFlightRecording=name=cont," + JvmRun.enableEvent(jdk))
                 .main(ContinuousApp.class, "out=" + out, "dir=" + dir, "scenario=kill")
                 .timeout(Duration.ofSeconds(120)).start();
         assertEquals(137, result.exitCode(), () -> "expected death by SIGKILL\n" + result);

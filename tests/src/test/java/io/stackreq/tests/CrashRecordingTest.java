@@ -75,7 +75,7 @@ class CrashRecordingTest {
         Path journalFile = dir.resolve("journal.txt");
         JvmRun.Result result = JvmRun.on(jdk, dir).name(way)
                 .flags("-XX:FlightRecorderOptions:repository=" + repository,
-                        "-XX:StartFlightRecording=name=cont,maxage=1h,+jdk.StackTraceRequest#enabled=true")
+                        "-XX:StartFlightRecording=name=cont,maxage=1h," + JvmRun.enableEvent(jdk))
                 .flags("-XX:ErrorLogTimeout=20").flags(flags)
                 .main(CrashApp.class, "out=" + journalFile, "way=" + way, "seconds=2.5")
                 .timeout(Duration.ofSeconds(60)).start();

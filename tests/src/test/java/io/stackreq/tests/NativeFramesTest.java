@@ -82,7 +82,7 @@ public class NativeFramesTest {
     private static Run record(Jdk jdk, Path dir, String nativeOption, String workload) throws Exception {
         Path recording = dir.resolve("rec.jfr");
         Report report = JvmRun.on(jdk, dir).stackreqOptions("native=" + nativeOption)
-                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
+                .recordingTo(recording)
                 .runForReport(BusyThreads.class, "threads=2", "seconds=2", "intervalUs=1000", workload);
         assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
         assertEquals(report.getLong("issued"), report.rc(0),

@@ -53,7 +53,7 @@ class VmStructsWalkDispatchTest {
         Path recording = dir.resolve("rec.jfr");
         Path log = dir.resolve("stackreq.log");
         Report report = JvmRun.on(jdk, dir).stackreqOptions("walker=vmstructs,log=debug:" + log)
-                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
+                .recordingTo(recording)
                 .runForReport(BusyThreads.class, "threads=4", "seconds=3", "intervalUs=1000", "dispatch=true");
         long[] accepted = report.getLongs("accepted");
         assertTrue(accepted.length >= 200, () -> "too few accepted requests to judge: " + accepted.length);

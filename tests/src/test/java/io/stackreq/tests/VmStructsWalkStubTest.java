@@ -54,7 +54,7 @@ class VmStructsWalkStubTest {
         Path recording = dir.resolve("rec.jfr");
         Path log = dir.resolve("stackreq.log");
         Report report = JvmRun.on(jdk, dir).stackreqOptions("walker=vmstructs,log=debug:" + log)
-                .flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true")
+                .recordingTo(recording)
                 .runForReport(BusyThreads.class, "threads=4", "seconds=3", "intervalUs=1000", "copy=true");
         assertEquals(0, report.getInt("enable.rc"), "EnableRequestStackTrace");
         assertEquals(report.getLong("issued"), report.rc(0),

@@ -28,7 +28,22 @@ final class ClassRewriting {
     }
 
     /** The outcome: the rewritten class file, or null and why not. */
-    record Result(byte[] classFile, String error) {
+    static final class Result {
+        private final byte[] classFile;
+        private final String error;
+
+        Result(byte[] classFile, String error) {
+            this.classFile = classFile;
+            this.error = error;
+        }
+
+        byte[] classFile() {
+            return classFile;
+        }
+
+        String error() {
+            return error;
+        }
     }
 
     static Result apply(String target, byte[] classFile, BiFunction<ClassReader, ClassVisitor, Rewrite> rewriteOf) {

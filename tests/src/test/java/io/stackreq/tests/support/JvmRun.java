@@ -119,7 +119,22 @@ public final class JvmRun {
 
     /** Starts a JFR recording into {@code recording} with the JVM, {@code jdk.StackTraceRequest} enabled in it. */
     public JvmRun recordingTo(Path recording) {
-        return flags("-XX:StartFlightRecording=filename=" + recording + ",+jdk.StackTraceRequest#enabled=true");
+        return flags("-XX:StartFlightRecording=filename=" + recording + "," + enableEvent(jdk));
+    }
+
+    /**
+     * The {@code -XX:StartFlightRecording} option that enables {@code jdk.StackTraceRequest} on top of
+     * the JDK's default settings: {@code +jdk.StackTraceRequest#enabled=true}, or on JDK 11, which
+     * has no such syntax, the default settings and the build's {@code stackreq.jfc}.
+     */
+    public static String enableEvent(Jdk jdk) {
+        return jdk.feature() >= 17 ? "+jdk.StackTraceRequest#enabled=true"
+                : "settings=default,settings=" + eventSettings();
+    }
+
+    /** The build's {@code stackreq.jfc}, beside the libraries. */
+    public static Path eventSettings() {
+        return nativeDir().resolve("stackreq.jfc");
     }
 
     public JvmRun main(Class<?> main, String... mainArgs) {
