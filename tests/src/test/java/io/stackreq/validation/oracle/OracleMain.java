@@ -80,16 +80,34 @@ public final class OracleMain {
     }
 
     static void round(String name) throws Exception {
+        // Source level 11: the workloads run on JDK 11 too (tests/pom.xml).
         switch (name) {
-            case "recursion" -> Recursion.round();
-            case "exceptions" -> Exceptions.round();
-            case "inlining" -> Inlining.round();
-            case "osr" -> OsrLoop.round();
-            case "streams" -> Streams.round();
-            case "threads" -> Threads.round();
-            case "classloading" -> ClassLoading.round();
-            case "jni" -> JniLoop.round();
-            default -> throw new IllegalArgumentException(name);
+            case "recursion":
+                Recursion.round();
+                break;
+            case "exceptions":
+                Exceptions.round();
+                break;
+            case "inlining":
+                Inlining.round();
+                break;
+            case "osr":
+                OsrLoop.round();
+                break;
+            case "streams":
+                Streams.round();
+                break;
+            case "threads":
+                Threads.round();
+                break;
+            case "classloading":
+                ClassLoading.round();
+                break;
+            case "jni":
+                JniLoop.round();
+                break;
+            default:
+                throw new IllegalArgumentException(name);
         }
     }
 }

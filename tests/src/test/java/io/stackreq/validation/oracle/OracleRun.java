@@ -103,7 +103,7 @@ public final class OracleRun {
                         "-Dstackreq.oracle.attach=true",
                         "-Dstackreq.oracle.layers=ac",
                         "-XX:StartFlightRecording=filename=" + runDir.resolve("recording.jfr") + ",settings="
-                                + Jfc.write(runDir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
+                                + Jfc.stackTraceRequestOnly(runDir))
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
                 .main(OracleAttachMain.class, Double.toString(warmupSeconds), Double.toString(seconds),
                         String.join(",", workloads), ready.toString())
@@ -229,7 +229,7 @@ public final class OracleRun {
                         "-javaagent:" + agentJar + "=" + dir.resolve("methods.txt"),
                         "-Dstackreq.oracle.layers=" + layers,
                         "-XX:StartFlightRecording=filename=" + dir.resolve("recording.jfr") + ",settings="
-                                + Jfc.write(dir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
+                                + Jfc.stackTraceRequestOnly(dir))
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
                 .main(OracleMain.class, Double.toString(seconds), String.join(",", workloads))
                 .timeout(Duration.ofSeconds((60 + (long) (workloads.size() * seconds * 6)) * launch.slowdown()));
