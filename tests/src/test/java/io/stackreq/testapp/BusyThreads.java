@@ -22,7 +22,8 @@ import jdk.jfr.Recording;
  * {@code chainLibrary} a libnativechain_*.so to load: the threads then spin in its C call chain
  * ({@link NativeChain#callChain}) instead of {@link #burn}; {@code copy} (false) the threads copy
  * int arrays with System.arraycopy ({@link #copyArrays}) instead; {@code dispatch} (false) they
- * throw exceptions and make megamorphic calls ({@link DispatchWork#run}) instead.
+ * throw exceptions and make megamorphic calls ({@link DispatchWork#run}) instead; {@code handles}
+ * (false) they call through method handles ({@link MethodHandleWork#run}) instead.
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
  * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
@@ -46,6 +47,7 @@ public final class BusyThreads {
         boolean nativeChain = a.has("chainLibrary");
         boolean copy = a.getBoolean("copy", false);
         boolean dispatch = a.getBoolean("dispatch", false);
+        boolean handles = a.getBoolean("handles", false);
         if (nativeChain) {
             NativeChain.load(a.get("chainLibrary"));
         }
@@ -79,7 +81,8 @@ public final class BusyThreads {
                     go.await();
                     sink += nativeChain ? NativeChain.callChain(deadline[0])
                             : copy ? copyArrays(deadline[0])
-                            : dispatch ? DispatchWork.run(deadline[0]) : burn(deadline[0]);
+                            : dispatch ? DispatchWork.run(deadline[0])
+                            : handles ? MethodHandleWork.run(deadline[0]) : burn(deadline[0]);
                     Requester.stopTimerOrThrow();
                 } catch (Throwable t) {
                     synchronized (failures) {
