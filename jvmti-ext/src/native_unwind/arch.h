@@ -144,7 +144,8 @@ FrameSetup stub_frame_setup_in(uintptr_t pc, uintptr_t start, uintptr_t end);
 // loops are inline). Reads the stub's code and two words at x29 on thread's stack.
 bool caller_of_calling_stub(const ThreadSlotView& thread, const Registers& at_return, Registers* caller);
 // HotSpot's x86_64 compiled methods: `[stack bang;] push rbp; [mov rbp, rsp;] sub rsp, N` ...
-// `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret`. aarch64 (build_frame and
+// `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret` (JDK 11: `[mov r10, poll page
+// word; test eax, [r10];] ret`). aarch64 (build_frame and
 // remove_frame of macroAssembler_aarch64.cpp): `[nop;] [sub x9, sp, #bang; str xzr, [x9];]
 // sub sp, sp, #N; stp x29, x30, [sp, #N-16]` ... `ldp x29, x30, [sp, #N-16]; add sp, sp, #N;
 // [ldr x8, [x28, #poll word]; cmp sp, x8; b.hi slow path;] ret`, frames of 528 bytes or more with
