@@ -64,6 +64,8 @@ void test_names_sort_after_their_chunk() {
     CHECK(side < next_second);
     CHECK(emergency_before(side, next_second));
     CHECK(SideFiles::name_for("/r/" + chunk + ".jfr", 9) < SideFiles::name_for("/r/" + chunk + ".jfr", 10));
+    // JDK 11 writes the chunk into "<stem>.part" and renames it "<stem>.jfr" when it finishes it.
+    CHECK(SideFiles::name_for("/r/" + chunk + ".part", 7) == "/r/" + chunk + "_stackreq_000007.jfr");
 }
 
 void test_writes_merge_in_order() {

@@ -1,8 +1,10 @@
 // JVMTI entry points of libstackreq.so: option parsing, capabilities, VM callbacks.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -43,6 +45,23 @@
 using namespace stackreq;
 
 namespace {
+
+// Whether the events jar could be put on the class path: without it the JFR integration is off
+// (said once, at load) and nothing looks for its classes.
+bool g_events_jar_added = false;
+
+// Why the events jar at path cannot be used (missing, unreadable, not a jar), or "".
+std::string events_jar_problem(const std::string& path) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::strerror(errno);
+    char magic[4] = {};
+    ssize_t n = read(fd, magic, sizeof(magic));
+    int saved = errno;
+    close(fd);
+    if (n < 0) return std::strerror(saved);
+    if (n != 4 || std::memcmp(magic, "PK\x03\x04", 4) != 0) return "not a jar";
+    return "";
+}
 
 // AsyncGetCallTrace needs a jmethodID for every method it may meet: create them as classes
 // are prepared (and at VMInit for the classes loaded before).
@@ -178,7 +197,7 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     if (attached) JfrExclusion::on_attach(jvmti, jni);
     if (!Emitter::start(jvmti, jni)) Log::warn("cannot start the emitter thread; no events will be written");
     state.live.store(true, std::memory_order_release);
-    bool bridge = start_jfr_bridge(jni);
+    bool bridge = g_events_jar_added && start_jfr_bridge(jni);
     Log::info("live: JFR integration %s%s", bridge ? "on" : "off", state.file_mode ? ", file= recording on" : "");
 }
 
@@ -218,7 +237,23 @@ std::string jdk_version(jvmtiEnv* jvmti) {
     return version;
 }
 
-// *serving: false when the JDK has the functions itself and stackreq stays idle.
+// The JDKs stackreq knows: the oldest it serves, and the newest it was tested on. A newer one is
+// served too: each part checks what it relies on at startup and says in one line what it does not
+// find (docs/platforms.md).
+constexpr int kOldestJdk = 11;
+constexpr int kNewestKnownJdk = 27;
+
+// The JDK's feature release from its JVMTI version: 9 and later number JVMTI as the JDK (11.0 on
+// JDK 11), JDK 8 and older have JVMTI 1.x.
+int jdk_feature(jvmtiEnv* jvmti) {
+    jint version = 0;
+    if (jvmti->GetVersionNumber(&version) != JVMTI_ERROR_NONE) return 0;
+    const int major = (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR;
+    return major == 1 ? 8 : major;
+}
+
+// *serving: false when the JDK has the functions itself and stackreq stays idle, or when the JDK
+// is one stackreq does not serve (it says so in one line and the application runs without it).
 jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     *serving = false;
     AgentState& state = agent();
@@ -236,10 +271,19 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     }
     state.vm = vm;
     if (vm->GetEnv(reinterpret_cast<void**>(&state.jvmti), JVMTI_VERSION_1_2) != JNI_OK) {
-        std::fprintf(stderr, "stackreq: JVMTI 1.2 is not available\n");
-        return JNI_ERR;
+        Log::notice("stackreq %s: this JVM has no JVMTI 1.2: not loaded, the application runs without it",
+                    STACKREQ_VERSION);
+        state.jvmti = nullptr;
+        return JNI_OK;
     }
     jvmtiEnv* jvmti = state.jvmti;
+    const int feature = jdk_feature(jvmti);
+    if (feature < kOldestJdk) {
+        Log::notice("stackreq %s does not support JDK %d (VM %s; it needs JDK %d or later): not loaded, the "
+                    "application runs without it",
+                    STACKREQ_VERSION, feature, jdk_version(jvmti).c_str(), kOldestJdk);
+        return JNI_OK;
+    }
     stackreq_functions native_functions;
     ExtensionMode extension_mode = setup_extension_functions(jvmti, options.extensions, &native_functions);
     if (extension_mode == ExtensionMode::kVmNative) {
@@ -309,8 +353,14 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     }
 
     std::string jar = options.events_jar.empty() ? default_events_jar() : options.events_jar;
-    if (jvmti->AddToSystemClassLoaderSearch(jar.c_str()) != JVMTI_ERROR_NONE) {
+    const std::string jar_problem = events_jar_problem(jar);
+    if (!jar_problem.empty()) {
+        Log::warn("cannot use the events jar %s (%s): JFR integration off, requests are refused%s", jar.c_str(),
+                  jar_problem.c_str(), state.file_mode ? " except into file=" : "");
+    } else if (jvmti->AddToSystemClassLoaderSearch(jar.c_str()) != JVMTI_ERROR_NONE) {
         Log::warn("cannot add %s to the class path: JFR integration off", jar.c_str());
+    } else {
+        g_events_jar_added = true;
     }
     const char* mode = "stackreq (extension functions registered)";
     if (extension_mode == ExtensionMode::kNotRegistered) {
@@ -320,6 +370,11 @@ jint start_agent(JavaVM* vm, char* option_text, bool* serving) {
     }
     Log::notice("stackreq %s on JDK %s, mode: %s%s%s", STACKREQ_VERSION, jdk_version(jvmti).c_str(), mode,
                 state.file_mode ? ", file=" : "", state.file_mode ? options.file.c_str() : "");
+    if (feature > kNewestKnownJdk) {
+        Log::warn("JDK %d is newer than the JDKs stackreq was tested on (%d to %d): each part checks the JDK's "
+                  "internals it relies on and says here what it does not find",
+                  feature, kOldestJdk, kNewestKnownJdk);
+    }
     return JNI_OK;
 }
 

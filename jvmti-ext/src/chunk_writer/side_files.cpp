@@ -82,7 +82,13 @@ bool write_then_rename(const std::string& target, Fill fill, std::string* error)
 
 std::string SideFiles::name_for(const std::string& chunk_path, uint64_t sequence) {
     std::string stem = chunk_path;
-    if (stem.size() >= 4 && stem.compare(stem.size() - 4, 4, ".jfr") == 0) stem.resize(stem.size() - 4);
+    for (const char* extension : {".jfr", ".part"}) {
+        const size_t length = std::strlen(extension);
+        if (stem.size() >= length && stem.compare(stem.size() - length, length, extension) == 0) {
+            stem.resize(stem.size() - length);
+            break;
+        }
+    }
     char suffix[48];
     snprintf(suffix, sizeof(suffix), "_stackreq_%06" PRIu64 ".jfr", sequence);
     return stem + suffix;

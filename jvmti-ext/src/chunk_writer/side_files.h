@@ -52,7 +52,8 @@ public:
     // The paths, oldest first.
     std::vector<std::string> paths() const;
 
-    // "<chunk stem>_stackreq_<sequence, 6 digits or more>.jfr" beside chunk_path (a ".jfr" name).
+    // "<chunk stem>_stackreq_<sequence, 6 digits or more>.jfr" beside chunk_path: a ".jfr" name, or
+    // on JDK 11 the ".part" file JFR renames to the chunk's ".jfr" when it finishes it.
     static std::string name_for(const std::string& chunk_path, uint64_t sequence);
 
 private:

@@ -74,6 +74,9 @@ struct EmitterState {
     int64_t last_new_chunk_request = 0;
     // The chunk file the JVM writes (ChunkHook's opened), "" when none or finished.
     std::string current_chunk;
+    // JFR's own tick scale, measured when the chunk hook was installed: for the side files of a
+    // chunk whose file has no header yet (JDK 11 writes a chunk's file when it finishes it).
+    TickScale jfr_tick_scale;
     // Every event requested up to here is in a side file or a JFR chunk file.
     int64_t side_written_ticks = kMin;
     // Guarded by write_mutex.
@@ -244,7 +247,12 @@ void write_side_file(EmitterState& e, JNIEnv* jni) {
         chunk = e.current_chunk;
     }
     TickScale scale;
-    if (chunk.empty() || !read_first_chunk_scale(chunk.c_str(), &scale) || scale.ticks_per_second <= 0) return;
+    if (chunk.empty()) return;
+    if (!read_first_chunk_scale(chunk.c_str(), &scale) || scale.ticks_per_second <= 0) {
+        std::lock_guard<std::mutex> guard(e.mutex);
+        scale = e.jfr_tick_scale;
+    }
+    if (scale.ticks_per_second <= 0) return;
     ChunkContent content;
     int64_t until = 0;
     bool write = drain_and_collect(e, jni, [&](int64_t now) {
@@ -460,6 +468,14 @@ void Emitter::chunk_finished(JNIEnv* jni, const char* path) {
     std::lock_guard<std::mutex> guard(e.mutex);
     e.side_bytes = 0;
     if (e.current_chunk == path) e.current_chunk.clear();
+}
+
+void Emitter::set_jfr_tick_scale(int64_t ticks, int64_t epoch_nanos, int64_t ticks_per_second) {
+    EmitterState& e = emitter();
+    std::lock_guard<std::mutex> guard(e.mutex);
+    e.jfr_tick_scale.start_ticks = ticks;
+    e.jfr_tick_scale.start_epoch_nanos = epoch_nanos;
+    e.jfr_tick_scale.ticks_per_second = ticks_per_second;
 }
 
 void Emitter::chunk_opened(const char* path, bool adopted) {

@@ -37,6 +37,11 @@ public:
 
     static void set_event_type_id(uint64_t id);
 
+    // JFR's tick counter read at epoch_nanos (ChunkHook, at install): the time scale of the side
+    // files of a chunk whose file has no header yet (JDK 11 writes a chunk's file when it
+    // finishes it).
+    static void set_jfr_tick_scale(int64_t ticks, int64_t epoch_nanos, int64_t ticks_per_second);
+
     // JFR created the file of the chunk the JVM writes next (ChunkHook; adopted: the chunk of a
     // recording that ran before the hook, taken only when no chunk is known). Until JFR finishes
     // it, the emitter writes the events accepted meanwhile into side files beside it, about twice

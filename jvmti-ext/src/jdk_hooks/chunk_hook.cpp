@@ -1,5 +1,7 @@
 #include "jdk_hooks/chunk_hook.h"
 
+#include <time.h>
+
 #include <atomic>
 #include <cstring>
 
@@ -7,6 +9,7 @@
 #include "agent/log.h"
 #include "emitter/emitter.h"
 #include "jdk_hooks/class_rewriter.h"
+#include "jdk_hooks/java_exception.h"
 
 namespace stackreq {
 
@@ -81,7 +84,8 @@ bool resolve_rotation(JNIEnv* jni, jobject recorder, std::string* error) {
 
 // A disk recording may run already (an agent attached later): its chunk was opened before the
 // rewrite, so the emitter is told it here. PlatformRecorder.currentChunk and RepositoryChunk's
-// toString() (its file) on JDK 17 and 25; without them the side files start at the next chunk.
+// toString() (the file the JVM writes: on JDK 11 the .part file) on JDK 11 to 27; without them
+// the side files start at the next chunk.
 void adopt_current_chunk(JNIEnv* jni) {
     jclass platform_class = jni->FindClass("jdk/jfr/internal/PlatformRecorder");
     jfieldID field = platform_class == nullptr
@@ -102,6 +106,37 @@ void adopt_current_chunk(JNIEnv* jni) {
     jni->ReleaseStringUTFChars(path, chars);
 }
 
+// JFR's tick counter against the wall clock (JVM.counterTime, and JVM.getTicksFrequency: static on
+// JDK 25, of JVM.getJVM() on 11 and 17), for the side files of a chunk whose file has no header
+// yet: JDK 11 writes a chunk's file only when it finishes it. False when JFR has neither.
+bool measure_tick_scale(JNIEnv* jni) {
+    jclass jvm = jni->FindClass("jdk/jfr/internal/JVM");
+    jmethodID counter = jvm == nullptr ? nullptr : jni->GetStaticMethodID(jvm, "counterTime", "()J");
+    if (counter == nullptr) {
+        take_java_exception(jni);
+        return false;
+    }
+    jlong frequency = 0;
+    jmethodID static_frequency = jni->GetStaticMethodID(jvm, "getTicksFrequency", "()J");
+    if (static_frequency != nullptr) {
+        frequency = jni->CallStaticLongMethod(jvm, static_frequency);
+    } else {
+        take_java_exception(jni);
+        jmethodID get_jvm = jni->GetStaticMethodID(jvm, "getJVM", "()Ljdk/jfr/internal/JVM;");
+        jobject instance = get_jvm == nullptr ? nullptr : jni->CallStaticObjectMethod(jvm, get_jvm);
+        jmethodID frequency_of = instance == nullptr ? nullptr : jni->GetMethodID(jvm, "getTicksFrequency", "()J");
+        if (frequency_of != nullptr) frequency = jni->CallLongMethod(instance, frequency_of);
+    }
+    const jlong before = jni->CallStaticLongMethod(jvm, counter);
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    const jlong after = jni->CallStaticLongMethod(jvm, counter);
+    if (!take_java_exception(jni).empty() || frequency <= 0) return false;
+    Emitter::set_jfr_tick_scale(before + (after - before) / 2,
+                                static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec, frequency);
+    return true;
+}
+
 }  // namespace
 
 bool ChunkHook::installed() { return hook().installed.load(std::memory_order_acquire); }
@@ -111,6 +146,10 @@ bool ChunkHook::install(JNIEnv* jni, jbyteArray hook_class_bytes, jobject record
     if (!agent().options.continuous) return fail(jni, error, "turned off by the agent option continuous=off");
     if (!resolve_rotation(jni, recorder, error)) return false;
     if (!ClassRewriter::rewrite(jni, kRewrite, hook_class_bytes, error)) return false;
+    if (!measure_tick_scale(jni)) {
+        Log::warn("JFR's tick counter not found (JVM.counterTime, getTicksFrequency): a JVM that dies before JFR "
+                  "writes the file of its chunk loses the stackreq events of that chunk");
+    }
     hook().installed.store(true, std::memory_order_release);
     adopt_current_chunk(jni);
     return true;
@@ -121,10 +160,9 @@ void ChunkHook::request_new_chunk(JNIEnv* jni) {
     if (!installed()) return;
     bool on_disk = jni->CallStaticBooleanMethod(h.bootstrap, h.disk_recording_running) == JNI_TRUE;
     if (!jni->ExceptionCheck() && on_disk) jni->CallVoidMethod(h.platform_recorder, h.rotate_disk);
-    if (jni->ExceptionCheck()) {
-        jni->ExceptionDescribe();
-        jni->ExceptionClear();
-        Log::warn("JFR refused to start a new chunk; pending events wait for the next one");
+    const std::string thrown = take_java_exception(jni);
+    if (!thrown.empty()) {
+        Log::warn("JFR refused to start a new chunk (%s); pending events wait for the next one", thrown.c_str());
     }
 }
 

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "agent/agent_state.h"
+#include "jdk_hooks/java_exception.h"
 
 namespace stackreq {
 
@@ -18,6 +19,7 @@ struct InProgress {
     jclass transformer = nullptr;
     jmethodID transform = nullptr;
     bool rewritten = false;
+    std::string thrown;  // what the transformer threw, if it did
 };
 
 InProgress& in_progress() {
@@ -101,12 +103,18 @@ bool ClassRewriter::rewrite(JNIEnv* jni, const ClassRewrite& rewrite, jbyteArray
     p.transformer = transformer;
     p.transform = transform;
     p.rewritten = false;
+    p.thrown.clear();
     p.rewrite.store(&rewrite, std::memory_order_release);
     jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, nullptr);
     jvmtiError retransformed = jvmti->RetransformClasses(1, &target);
     jvmti->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, nullptr);
     p.rewrite.store(nullptr, std::memory_order_release);
     if (jni->ExceptionCheck()) jni->ExceptionClear();
+    if (!p.thrown.empty()) return fail(jni, error, std::string(rewrite.transformer) + " threw " + p.thrown);
+    if (retransformed != JVMTI_ERROR_NONE && p.rewritten) {
+        return fail(jni, error, std::string("the JVM refused the rewritten ") + rewrite.target + " (JVMTI error " +
+                                    std::to_string(retransformed) + ")");
+    }
     if (retransformed != JVMTI_ERROR_NONE || !p.rewritten) {
         return fail(jni, error, transformer_error(jni, transformer, retransformed));
     }
@@ -123,9 +131,9 @@ void ClassRewriter::on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, const char*
     jni->SetByteArrayRegion(original, 0, length, reinterpret_cast<const jbyte*>(data));
     jbyteArray rewritten =
         static_cast<jbyteArray>(jni->CallStaticObjectMethod(p.transformer, p.transform, original));
-    if (jni->ExceptionCheck()) {
-        jni->ExceptionDescribe();
-        jni->ExceptionClear();
+    const std::string thrown = take_java_exception(jni);
+    if (!thrown.empty()) {
+        p.thrown = thrown;
         return;
     }
     if (rewritten == nullptr) return;

@@ -1,6 +1,10 @@
 #include "jdk_hooks/enabled_flag_hook.h"
 
+#include <atomic>
+
+#include "agent/log.h"
 #include "jdk_hooks/class_rewriter.h"
+#include "jdk_hooks/java_exception.h"
 #include "jdk_hooks/settings_poll.h"
 
 namespace stackreq {
@@ -14,9 +18,10 @@ jmethodID g_refresh_enabled = nullptr;
 void JNICALL enabled_set(JNIEnv* jni, jclass, jobject platform_event_type) {
     if (g_refresh_enabled == nullptr || !SettingsPoll::is_event_type(jni, platform_event_type)) return;
     jni->CallStaticVoidMethod(g_bootstrap, g_refresh_enabled);
-    if (jni->ExceptionCheck()) {
-        jni->ExceptionDescribe();
-        jni->ExceptionClear();
+    const std::string thrown = take_java_exception(jni);
+    static std::atomic<bool> logged{false};
+    if (!thrown.empty() && !logged.exchange(true)) {
+        Log::warn("the enabled-flag hook failed (%s): settings changes reach requests within 100 ms", thrown.c_str());
     }
 }
 

@@ -7,6 +7,8 @@
 #include "emitter/emitter.h"
 #include "jdk_hooks/chunk_hook.h"
 #include "jdk_hooks/enabled_flag_hook.h"
+#include "jdk_hooks/java_exception.h"
+#include "jdk_hooks/jfr_exclusion.h"
 #include "jdk_hooks/settings_poll.h"
 
 namespace stackreq {
@@ -33,6 +35,8 @@ void JNICALL set_throttle(JNIEnv*, jclass, jlong limit, jlong window_nanos) {
 }
 
 void JNICALL set_event_type_id(JNIEnv*, jclass, jlong id) { Emitter::set_event_type_id(static_cast<uint64_t>(id)); }
+
+void JNICALL check_jfr_exclusions(JNIEnv* jni, jclass) { JfrExclusion::check_at_jfr_start(agent().jvmti, jni); }
 
 void JNICALL start_settings_poll(JNIEnv* jni, jclass, jobject event_type) { SettingsPoll::start(jni, event_type); }
 
@@ -77,6 +81,7 @@ const JNINativeMethod kNatives[] = {
     {const_cast<char*>("setEventEnabled"), const_cast<char*>("(Z)V"), reinterpret_cast<void*>(set_event_enabled)},
     {const_cast<char*>("setThrottle"), const_cast<char*>("(JJ)V"), reinterpret_cast<void*>(set_throttle)},
     {const_cast<char*>("setEventTypeId"), const_cast<char*>("(J)V"), reinterpret_cast<void*>(set_event_type_id)},
+    {const_cast<char*>("checkJfrExclusions"), const_cast<char*>("()V"), reinterpret_cast<void*>(check_jfr_exclusions)},
     {const_cast<char*>("startSettingsPoll"), const_cast<char*>("(Ljdk/jfr/EventType;)V"),
      reinterpret_cast<void*>(start_settings_poll)},
     {const_cast<char*>("setMemoryRecordingRunning"), const_cast<char*>("(Z)V"),
@@ -93,11 +98,9 @@ const JNINativeMethod kNatives[] = {
 };
 
 bool failed(JNIEnv* jni, const char* what) {
-    if (jni->ExceptionCheck()) {
-        jni->ExceptionDescribe();
-        jni->ExceptionClear();
-    }
-    Log::warn("JFR integration unavailable: %s", what);
+    const std::string thrown = take_java_exception(jni);
+    Log::warn("JFR integration unavailable: %s%s%s%s", what, thrown.empty() ? "" : " (", thrown.c_str(),
+              thrown.empty() ? "" : ")");
     return false;
 }
 

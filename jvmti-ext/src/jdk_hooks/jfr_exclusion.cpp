@@ -129,8 +129,7 @@ bool stand_in_after_attach(JNIEnv* jni, jclass jvm) {
     ThreadNative jdk_exclude = bound_function(jni, jvm, "exclude");
     ThreadNative jdk_include = bound_function(jni, jvm, "include");
     if (jdk_exclude == nullptr || jdk_include == nullptr) {
-        Log::warn("JFR's exclude/include not found bound in libjvm: threads JFR excludes after the attach are not "
-                  "refused");
+        Log::warn("JFR's exclude/include not found bound in libjvm: threads JFR excludes are not refused");
         return false;
     }
     // Set before the stand-ins can run; on_native_method_bind leaves them (the address is ours).
@@ -142,8 +141,7 @@ bool stand_in_after_attach(JNIEnv* jni, jclass jvm) {
     };
     if (jni->RegisterNatives(jvm, methods, 2) != JNI_OK) {
         clear_exception(jni);
-        Log::warn("RegisterNatives of JFR's exclude/include failed: threads JFR excludes after the attach are not "
-                  "refused");
+        Log::warn("RegisterNatives of JFR's exclude/include failed: threads JFR excludes are not refused");
         return false;
     }
     return true;
@@ -248,7 +246,40 @@ void on_thread_start(JNIEnv* jni, jthread thread, int32_t tid) {
     }
 }
 
-void on_attach(jvmtiEnv* jvmti, JNIEnv* jni) {
+// After JFR bound exclude and include without stackreq (an attach, or JFR started in the primordial
+// phase): binds the stand-ins and marks the threads JFR excludes already; when names the case.
+void follow_bound_natives(jvmtiEnv* jvmti, JNIEnv* jni, const char* when);
+
+void check_at_jfr_start(jvmtiEnv* jvmti, JNIEnv* jni) {
+    jclass jvm = jni->FindClass("jdk/jfr/internal/JVM");
+    bool has_exclude = false;
+    if (jvm != nullptr) {
+        // Static on JDK 25, an instance method on 17.
+        has_exclude = jni->GetStaticMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr;
+        if (!has_exclude) {
+            clear_exception(jni);
+            has_exclude = jni->GetMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr;
+        }
+        jni->DeleteLocalRef(jvm);
+    }
+    clear_exception(jni);
+    if (!has_exclude) {
+        Log::info("JFR excludes no thread on this JDK (no jdk.jfr.internal.JVM.exclude): nothing to follow");
+        return;
+    }
+    if (g_jdk_exclude.load(std::memory_order_acquire) == nullptr ||
+        g_jdk_include.load(std::memory_order_acquire) == nullptr) {
+        // JFR bound them before JVMTI could name a method (-XX:FlightRecorderOptions starts JFR in
+        // the primordial phase): as after an attach.
+        follow_bound_natives(jvmti, jni, "JFR started before the live phase");
+        return;
+    }
+    Log::info("JFR's thread exclusions followed");
+}
+
+void on_attach(jvmtiEnv* jvmti, JNIEnv* jni) { follow_bound_natives(jvmti, jni, "attach"); }
+
+void follow_bound_natives(jvmtiEnv* jvmti, JNIEnv* jni, const char* when) {
     jclass jvm = loaded_jvm_class(jvmti, jni);
     jint status = 0;
     if (jvm == nullptr || jvmti->GetClassStatus(jvm, &status) != JVMTI_ERROR_NONE ||
@@ -281,7 +312,7 @@ void on_attach(jvmtiEnv* jvmti, JNIEnv* jni) {
     jthread* threads = nullptr;
     int excluded = 0;
     if (is_excluded == nullptr) {
-        Log::warn("JVM.isExcluded(Thread) not found: threads JFR excluded before the attach are not refused");
+        Log::warn("JVM.isExcluded(Thread) not found: threads JFR excluded already are not refused");
     } else if (jvmti->GetAllThreads(&count, &threads) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < count; i++) {
             jboolean yes = instance != nullptr ? jni->CallBooleanMethod(instance, is_excluded, threads[i])
@@ -294,8 +325,8 @@ void on_attach(jvmtiEnv* jvmti, JNIEnv* jni) {
         }
         jvmti->Deallocate(reinterpret_cast<unsigned char*>(threads));
     }
-    Log::info("attach: JFR's exclusions %s, %d running threads excluded already", followed ? "followed" : "not followed",
-              excluded);
+    Log::info("%s: JFR's exclusions %s, %d running threads excluded already", when,
+              followed ? "followed" : "not followed", excluded);
     if (instance != nullptr) jni->DeleteLocalRef(instance);
     jni->DeleteLocalRef(jvm);
 }

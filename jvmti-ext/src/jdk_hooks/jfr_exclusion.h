@@ -29,6 +29,11 @@ void on_thread_start(JNIEnv* jni, jthread thread, int32_t tid);
 // logs a warning for each), then marks every running thread JVM.isExcluded(Thread) says JFR
 // excludes.
 void on_attach(jvmtiEnv* jvmti, JNIEnv* jni);
+// Once JFR is initialized (its natives bound): says in one line whether its exclusions are
+// followed; when JFR bound them before JVMTI could name a method (started in the primordial phase,
+// as -XX:FlightRecorderOptions does), follows them as after an attach. JDK 11's JFR has no
+// JVM.exclude (no Java thread is excluded there): nothing to follow.
+void check_at_jfr_start(jvmtiEnv* jvmti, JNIEnv* jni);
 
 }  // namespace JfrExclusion
 }  // namespace stackreq

@@ -5,6 +5,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/log.h"
+#include "jdk_hooks/java_exception.h"
 
 namespace stackreq {
 
@@ -23,6 +24,7 @@ struct PollState {
     // Emitter thread only.
     bool last_seen_enabled = false;
     int64_t last_upcall = 0;
+    bool failure_logged = false;
 };
 
 PollState& poll_state() {
@@ -104,9 +106,10 @@ void SettingsPoll::poll(JNIEnv* jni) {
         p.last_upcall = now;
     }
     jni->CallStaticVoidMethod(p.bootstrap, p.poll);
-    if (jni->ExceptionCheck()) {
-        jni->ExceptionDescribe();
-        jni->ExceptionClear();
+    const std::string thrown = take_java_exception(jni);
+    if (!thrown.empty() && !p.failure_logged) {
+        p.failure_logged = true;
+        Log::warn("the JFR settings poll failed (%s): settings changes may not reach the request gate", thrown.c_str());
     }
 }
 

@@ -23,7 +23,8 @@ import jdk.jfr.Recording;
  * ({@link NativeChain#callChain}) instead of {@link #burn}; {@code copy} (false) the threads copy
  * int arrays with System.arraycopy ({@link #copyArrays}) instead; {@code dispatch} (false) they
  * throw exceptions and make megamorphic calls ({@link DispatchWork#run}) instead; {@code handles}
- * (false) they call through method handles ({@link MethodHandleWork#run}) instead.
+ * (false) they call through method handles ({@link MethodHandleWork#run}) instead; {@code exit} once
+ * the report is written, print {@code BusyThreads: exit N} and leave with {@code System.exit(N)}.
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
  * ({@link Requester#putTimerResults}), {@code elapsedNanos} (from releasing the threads to the
@@ -130,6 +131,11 @@ public final class BusyThreads {
             report.put("tid.busy-" + i, tids[i]);
         }
         report.write(out);
+        if (a.has("exit")) {
+            int exit = a.getInt("exit", 0);
+            System.out.println("BusyThreads: exit " + exit);
+            System.exit(exit);
+        }
     }
 
     private static void pokeUntilDone(List<Thread> threads, int[] tids, int pokeUs, long[] pokes) {

@@ -24,13 +24,15 @@ import jdk.management.jfr.FlightRecorderMXBean;
  * <p>Arguments ({@code key=value}): {@code out} report file, {@code dir} directory for the files
  * the scenario writes, {@code scenario} one of {@code dumps}, {@code retention}, {@code settings},
  * {@code memory}, {@code kill}; {@code seconds} for {@code retention} (60) and {@code maxAge}
- * (20). Each dump is reported as {@code dump.NAME} (its file) and {@code dump.NAME.begin} (epoch
+ * (20); {@code jfc} the build's stackreq.jfc, with which {@code settings} enables the event through
+ * jcmd on JDK 11 (no {@code +event#setting} there). Each dump is reported as {@code dump.NAME} (its file) and {@code dump.NAME.begin} (epoch
  * nanoseconds just before it was asked for); {@code timeline} lists {@code epochNanos:issued}
  * pairs taken every 200 ms (ids up to {@code issued} had been requested at that instant).
  */
 public final class ContinuousApp {
     private static final int THREADS = 2;
     private static final int INTERVAL_US = 1000;
+    private static Path eventSettings;
 
     private ContinuousApp() {
     }
@@ -39,6 +41,7 @@ public final class ContinuousApp {
         Args a = Args.parse(args);
         Report report = Report.afterEnable(Requester.enable());
         Path dir = a.path("dir");
+        eventSettings = a.has("jfc") ? a.path("jfc") : null;
         switch (a.get("scenario")) {
             case "dumps": dumps(dir, report); break;
             case "retention": retention(dir, report, a.getInt("seconds", 60), a.getInt("maxAge", 20)); break;
@@ -129,7 +132,7 @@ public final class ContinuousApp {
         phase(report, "secondStarted", JvmtiError.NONE, nextId, second::start);
         phase(report, "secondStopped", JvmtiError.NOT_AVAILABLE, nextId, second::close);
         phase(report, "jcmdStarted", JvmtiError.NONE, nextId,
-                () -> jcmd("JFR.start", "name=third", "settings=none", "+jdk.StackTraceRequest#enabled=true"));
+                () -> jcmd(startWithTheEventOnly("third")));
         phase(report, "jcmdStopped", JvmtiError.NOT_AVAILABLE, nextId, () -> jcmd("JFR.stop", "name=third"));
         // Throttle: from off to 5 per second and back, on one recording.
         phase(report, "enabledAgain", JvmtiError.NONE, nextId, () -> recording.enable("jdk.StackTraceRequest"));
@@ -230,6 +233,16 @@ public final class ContinuousApp {
                 .reduce((x, y) -> x + " " + y).orElse(""));
     }
 
+    /**
+     * {@code JFR.start} of a recording that enables jdk.StackTraceRequest and nothing else. JDK 11
+     * has neither {@code +event#setting} nor settings named none: there stackreq.jfc does it.
+     */
+    private static String[] startWithTheEventOnly(String name) {
+        return Runtime.version().feature() >= 17
+                ? new String[] {"JFR.start", "name=" + name, "settings=none", "+jdk.StackTraceRequest#enabled=true"}
+                : new String[] {"JFR.start", "name=" + name, "settings=" + eventSettings};
+    }
+
     private static void jcmd(String... command) throws IOException, InterruptedException {
         List<String> line = new ArrayList<>();
         line.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
@@ -238,7 +251,7 @@ public final class ContinuousApp {
         Process process = new ProcessBuilder(line).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0
-                || output.contains("Exception") || output.contains("failed")) {
+                || output.contains("Exception") || output.contains("failed") || output.contains("Could not")) {
             throw new IllegalStateException(String.join(" ", line) + " failed:\n" + output);
         }
     }

@@ -42,7 +42,7 @@ public final class PrRevision {
         callbacks(report);
         throttle(main, report);
         secondRecording(main, report);
-        excludedThread(report);
+        if (JfrStream.available()) excludedThread(report);
         if (a.has("virtual")) virtualThread(report);
         main.stop();
         main.close();

@@ -11,6 +11,7 @@ import io.stackreq.testapp.Scenarios;
 import io.stackreq.tests.support.Accounting;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
+import io.stackreq.tests.support.OnEachJdk;
 import io.stackreq.tests.support.OnEverySupportedJdk;
 import io.stackreq.tests.support.ScenarioRun;
 import jdk.jfr.consumer.RecordedEvent;
@@ -67,6 +68,8 @@ class ErrorCodesTest {
      */
     @OnEverySupportedJdk
     void wrongPhaseForThreadsJfrExcludes(Jdk jdk) throws Exception {
+        Assumptions.assumeTrue(jdk.feature() >= 14, "JFR excludes the threads of its streams, JDK 14 on; " + jdk
+                + "'s JFR has no stream and excludes no Java thread");
         ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "");
         assertEquals(JvmtiError.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
         assertEquals(JvmtiError.WRONG_PHASE, run.rc("streamCurrent"), () -> "stream thread, by name\n" + run);
@@ -74,6 +77,21 @@ class ErrorCodesTest {
         assertEquals(JvmtiError.NONE, run.rc("main"), () -> "main thread\n" + run);
         Accounting.assertEachIdExactlyOnce(new long[] {4}, Accounting.userData(run.requests()), "jfr-excluded");
         assertStatistic(run, "rejectedWrongPhase", 3);
+    }
+
+    /**
+     * JFR started in the primordial phase ({@code -XX:FlightRecorderOptions}) binds its natives
+     * before JVMTI can name a method: stackreq then binds its stand-ins once JFR has started, as
+     * after an attach.
+     */
+    @OnEachJdk
+    void wrongPhaseForThreadsJfrExcludesWhenJfrStartsBeforeTheLivePhase(Jdk jdk) throws Exception {
+        Assumptions.assumeTrue(jdk.feature() >= 14, "JFR excludes the threads of its streams, JDK 14 on");
+        ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "",
+                "-XX:FlightRecorderOptions:repository=" + dir.resolve("repository"));
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("streamSelf"), () -> "stream thread, thread NULL\n" + run);
+        assertEquals(JvmtiError.WRONG_PHASE, run.rc("ofStreamThread"), () -> "for the stream thread\n" + run);
+        assertEquals(JvmtiError.NONE, run.rc("main"), () -> "main thread\n" + run);
     }
 
     @OnEverySupportedJdk
@@ -140,7 +158,7 @@ class ErrorCodesTest {
             }
         }
         long notAlive = run.report.getLong("threadEnd." + JvmtiError.THREAD_NOT_ALIVE);
-        assertTrue(notAlive >= 2 * ended, () -> notAlive + " THREAD_NOT_ALIVE for " + ended + " ended threads\n"
+        assertEquals(2 * ended, notAlive, () -> notAlive + " THREAD_NOT_ALIVE for " + ended + " ended threads\n"
                 + run);
         assertNoEvents(run);
         assertStatistic(run, "rejectedThreadNotAlive", notAlive);

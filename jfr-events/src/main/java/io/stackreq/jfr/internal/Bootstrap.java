@@ -164,26 +164,48 @@ public final class Bootstrap {
         }
     }
 
+    /**
+     * JFR calls the listener on the application's thread that started it or changed a recording:
+     * whatever fails here is one line, never an exception thrown into that thread.
+     */
     private static final class Listener implements FlightRecorderListener {
         @Override
         public void recorderInitialized(FlightRecorder recorder) {
+            try {
+                initialize(recorder);
+            } catch (RuntimeException | LinkageError e) {
+                System.err.println("[stackreq] JFR integration failed (" + e + "): jdk.StackTraceRequest events are"
+                        + " not recorded");
+            }
+        }
+
+        @Override
+        public void recordingStateChanged(Recording recording) {
+            try {
+                stateChanged(recording);
+            } catch (RuntimeException | LinkageError e) {
+                System.err.println("[stackreq] recording " + recording.getId() + " " + recording.getState() + ": " + e);
+            }
+        }
+
+        private void initialize(FlightRecorder recorder) {
             FlightRecorder.register(StackTraceRequestEvent.class);
             EventType type = EventType.getEventType(StackTraceRequestEvent.class);
             eventType = type;
             NativeBridge.setEventTypeId(type.getId());
+            NativeBridge.checkJfrExclusions();
             continuous = installChunkHook(recorder);
             NativeBridge.startSettingsPoll(type);
             installEnabledFlagHook();
             for (Recording recording : recorder.getRecordings()) {
                 if (recording.getState() == RecordingState.RUNNING) {
-                    recordingStateChanged(recording);
+                    stateChanged(recording);
                 }
             }
             refreshEnabled();
         }
 
-        @Override
-        public void recordingStateChanged(Recording recording) {
+        private void stateChanged(Recording recording) {
             memoryRecordingRunning = anyRunning(running -> !running.isToDisk());
             NativeBridge.setMemoryRecordingRunning(continuous && memoryRecordingRunning);
             RecordingState state = recording.getState();

@@ -8,18 +8,23 @@ import org.objectweb.asm.Opcodes;
 
 /**
  * Rewrites {@code jdk.jfr.internal.RepositoryChunk} so that {@code finish(Instant)} first calls
- * {@code io.stackreq.jfr.boot.ChunkFinishHook.finishing(String.valueOf(chunkFile))}, and its
- * constructors end by calling {@code ChunkFinishHook.opened(String.valueOf(chunkFile))}. Called by
- * libstackreq from its ClassFileLoadHook while it retransforms that one class. When the method or
- * the {@code chunkFile} field is not there (a JDK whose JFR works differently), nothing is changed
- * and the caller is told why, so that stackreq falls back to appending its events when a
+ * {@code io.stackreq.jfr.boot.ChunkFinishHook.finishing(String.valueOf(file))}, and its
+ * constructors end by calling {@code ChunkFinishHook.opened(String.valueOf(file))}, where
+ * {@code file} is the file the JVM writes the chunk into: {@code chunkFile} on JDK 17 and later
+ * (where {@code finish} returns a boolean), {@code unFinishedFile} on JDK 11 (the {@code .part}
+ * file that {@code finish}, void there, renames to the chunk's {@code .jfr} before it measures
+ * it). Called by libstackreq from its ClassFileLoadHook while it retransforms that one class.
+ * When neither field or no such method is there (a JDK whose JFR works differently), nothing is
+ * changed and the caller is told why, so that stackreq falls back to appending its events when a
  * recording stops.
  */
 public final class ChunkHookTransformer {
     static final String TARGET = "jdk/jfr/internal/RepositoryChunk";
     private static final String METHOD = "finish";
-    private static final String METHOD_DESCRIPTOR = "(Ljava/time/Instant;)Z";
-    private static final String FIELD = "chunkFile";
+    /** Followed by Z (JDK 17 and later) or V (JDK 11). */
+    private static final String METHOD_PARAMETERS = "(Ljava/time/Instant;)";
+    /** The file the JVM writes the chunk into, by JDK: 17 and later, then 11. */
+    private static final String[] FIELDS = {"chunkFile", "unFinishedFile"};
     private static final String HOOK = "io/stackreq/jfr/boot/ChunkFinishHook";
 
     private static volatile String lastError;
@@ -33,7 +38,7 @@ public final class ChunkHookTransformer {
      */
     public static byte[] transform(byte[] classFile) {
         ClassRewriting.Result result = ClassRewriting.apply(TARGET, classFile,
-                (reader, writer) -> new Rewrite(writer, findFieldDescriptor(reader)));
+                (reader, writer) -> new Rewrite(writer, findField(reader)));
         lastError = result.error();
         return result.classFile();
     }
@@ -43,21 +48,32 @@ public final class ChunkHookTransformer {
         return lastError;
     }
 
+    /** A field of the class: its name and descriptor. */
+    private static final class Field {
+        final String name;
+        final String descriptor;
+
+        Field(String name, String descriptor) {
+            this.name = name;
+            this.descriptor = descriptor;
+        }
+    }
+
     private static final class Rewrite extends ClassRewriting.Rewrite {
-        private final String fieldDescriptor;  // null: no such field, nothing is rewritten
+        private final Field field;  // null: no such field, nothing is rewritten
         private boolean foundMethod;
         private boolean foundConstructor;
 
-        Rewrite(ClassVisitor writer, String fieldDescriptor) {
+        Rewrite(ClassVisitor writer, Field field) {
             super(writer);
-            this.fieldDescriptor = fieldDescriptor;
+            this.field = field;
         }
 
         @Override
         public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
                 String[] exceptions) {
             MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
-            if (fieldDescriptor == null) return next;
+            if (field == null) return next;
             if ("<init>".equals(name)) {
                 foundConstructor = true;
                 return new MethodVisitor(Opcodes.ASM9, next) {
@@ -72,7 +88,7 @@ public final class ChunkHookTransformer {
                     }
                 };
             }
-            if (!METHOD.equals(name) || !METHOD_DESCRIPTOR.equals(descriptor) || (access & Opcodes.ACC_STATIC) != 0) {
+            if (!METHOD.equals(name) || !isFinishDescriptor(descriptor) || (access & Opcodes.ACC_STATIC) != 0) {
                 return next;
             }
             foundMethod = true;
@@ -88,33 +104,43 @@ public final class ChunkHookTransformer {
 
         @Override
         String missing() {
-            if (fieldDescriptor == null) return TARGET + " has no field " + FIELD;
-            if (!foundMethod) return TARGET + " has no method " + METHOD + METHOD_DESCRIPTOR;
+            if (field == null) return TARGET + " has no field " + String.join(" or ", FIELDS);
+            if (!foundMethod) return TARGET + " has no method " + METHOD + METHOD_PARAMETERS + "Z or V";
             return foundConstructor ? null : TARGET + " has no constructor";
         }
 
-        /** {@code HOOK.method(String.valueOf(this.chunkFile))}. */
+        /** {@code HOOK.method(String.valueOf(this.file))}. */
         private void callHook(MethodVisitor code, String method) {
             code.visitVarInsn(Opcodes.ALOAD, 0);
-            code.visitFieldInsn(Opcodes.GETFIELD, TARGET, FIELD, fieldDescriptor);
+            code.visitFieldInsn(Opcodes.GETFIELD, TARGET, field.name, field.descriptor);
             code.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/String", "valueOf",
                     "(Ljava/lang/Object;)Ljava/lang/String;", false);
             code.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, method, "(Ljava/lang/String;)V", false);
         }
     }
 
-    private static String findFieldDescriptor(ClassReader reader) {
-        String[] descriptor = new String[1];
+    private static boolean isFinishDescriptor(String descriptor) {
+        return descriptor.equals(METHOD_PARAMETERS + "Z") || descriptor.equals(METHOD_PARAMETERS + "V");
+    }
+
+    /** The first of {@link #FIELDS} the class has as an object field, or null. */
+    private static Field findField(ClassReader reader) {
+        Field[] found = new Field[FIELDS.length];
         reader.accept(new ClassVisitor(Opcodes.ASM9) {
             @Override
             public FieldVisitor visitField(int access, String name, String fieldDescriptor, String signature,
                     Object value) {
-                if (FIELD.equals(name) && (access & Opcodes.ACC_STATIC) == 0 && fieldDescriptor.startsWith("L")) {
-                    descriptor[0] = fieldDescriptor;
+                for (int i = 0; i < FIELDS.length; i++) {
+                    if (FIELDS[i].equals(name) && (access & Opcodes.ACC_STATIC) == 0 && fieldDescriptor.startsWith("L")) {
+                        found[i] = new Field(name, fieldDescriptor);
+                    }
                 }
                 return null;
             }
         }, ClassReader.SKIP_CODE);
-        return descriptor[0];
+        for (Field field : found) {
+            if (field != null) return field;
+        }
+        return null;
     }
 }

@@ -39,6 +39,9 @@ final class NativeBridge {
     /** Whether a running recording is in memory (with the chunk hook): the poll then notes destinations. */
     static native void setMemoryRecordingRunning(boolean running);
 
+    /** JFR has initialized: says in one line whether stackreq follows the threads it excludes. */
+    static native void checkJfrExclusions();
+
     /** JFR's type id of the registered event class, used for the type in appended chunks. */
     static native void setEventTypeId(long id);
 

@@ -27,9 +27,15 @@ public final class ScenarioRun {
     }
 
     public static ScenarioRun run(Jdk jdk, Path dir, String scenario, String requesterOptions) throws Exception {
+        return run(jdk, dir, scenario, requesterOptions, new String[0]);
+    }
+
+    /** As {@link #run(Jdk, Path, String, String)}, with these JVM flags. */
+    public static ScenarioRun run(Jdk jdk, Path dir, String scenario, String requesterOptions, String... flags)
+            throws Exception {
         Path report = dir.resolve(scenario + ".txt");
         Path recording = dir.resolve(scenario + ".jfr");
-        JvmRun.Result result = JvmRun.on(jdk, dir).name(scenario).requesterOptions(requesterOptions)
+        JvmRun.Result result = JvmRun.on(jdk, dir).name(scenario).requesterOptions(requesterOptions).flags(flags)
                 .main(Scenarios.class, scenario, "out=" + report, "rec=" + recording).run();
         return new ScenarioRun(scenario, Report.read(report), recording, result);
     }
