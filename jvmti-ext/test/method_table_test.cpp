@@ -1,3 +1,4 @@
+// hotspot/method_ids.h on structures built as HotSpot lays them out, and
 // walker=vmstructs, the emitter's Method* -> jmethodID table in the form JDK 26 and later give
 // jmethodIDs (numbers the JVM maps itself): a Method* is looked up through its class's jmethodID
 // array, built here as HotSpot lays it out (Method -> ConstMethod -> ConstantPool -> InstanceKlass
@@ -15,7 +16,7 @@ namespace {
 
 // Offsets of this test's fake structures (each an array of words).
 constexpr uint64_t kConstMethod = 8, kCodeSize = 34, kConstMethodSize = 56, kConstants = 8, kIdnum = 40,
-                   kPoolHolder = 24, kMethodIds = 336;
+                   kPoolHolder = 24, kMethodIds = 336, kMethods = 400;
 
 struct FakeClass {
     uintptr_t klass[64] = {};
@@ -31,13 +32,16 @@ struct FakeMethod {
 
 MethodTable::Layout layout() {
     MethodTable::Layout l;
-    l.const_method = kConstMethod;
+    l.ids.const_method = kConstMethod;
+    l.ids.constants = kConstants;
+    l.ids.idnum = kIdnum;
+    l.ids.pool_holder = kPoolHolder;
+    l.ids.method_ids = kMethodIds;
+    l.ids.methods = kMethods;
+    l.ids.array_length = 0;
+    l.ids.array_data = 8;
     l.code_size = kCodeSize;
     l.const_method_size = kConstMethodSize;
-    l.constants = kConstants;
-    l.idnum = kIdnum;
-    l.pool_holder = kPoolHolder;
-    l.method_ids = kMethodIds;
     return l;
 }
 
@@ -69,15 +73,41 @@ void finds_a_method_through_its_class() {
     c.ids[1] = 7;
     c.ids[2] = 8;
     jmethodID id = nullptr;
-    CHECK(MethodTable::jmethod_id_of(layout(), address(first), &id) && id == number(7));
-    CHECK(MethodTable::jmethod_id_of(layout(), address(second), &id) && id == number(8));
+    CHECK(jmethod_id_of(layout().ids, address(first), &id) && id == number(7));
+    CHECK(jmethod_id_of(layout().ids, address(second), &id) && id == number(8));
     // An idnum beyond the array, a method without its jmethodID yet, unmapped memory: none.
     link(c, second, 2);
-    CHECK(!MethodTable::jmethod_id_of(layout(), address(second), &id));
+    CHECK(!jmethod_id_of(layout().ids, address(second), &id));
     link(c, second, 1);
     c.ids[2] = 0;
-    CHECK(!MethodTable::jmethod_id_of(layout(), address(second), &id));
-    CHECK(!MethodTable::jmethod_id_of(layout(), 0x10, &id));
+    CHECK(!jmethod_id_of(layout().ids, address(second), &id));
+    CHECK(!jmethod_id_of(layout().ids, 0x10, &id));
+}
+
+// The other way (hotspot/method_ids.h): a jmethodID's Method* among its class's methods (an
+// Array<Method*>: an int length, the pointers from word 1), the class found from a mirror the way
+// a JNI local reference leads to it.
+void finds_a_jmethodIDs_method_in_its_class() {
+    FakeClass c;
+    FakeMethod first, second;
+    link(c, first, 0);
+    link(c, second, 1);
+    c.ids[0] = 2;
+    c.ids[1] = 7;
+    c.ids[2] = 8;
+    uintptr_t methods[3] = {2, address(first), address(second)};
+    c.klass[kMethods / 8] = reinterpret_cast<uintptr_t>(methods);
+    uintptr_t method = 0;
+    const uintptr_t klass = reinterpret_cast<uintptr_t>(c.klass);
+    CHECK(method_of(layout().ids, klass, number(8), &method) && method == address(second));
+    CHECK(method_of(layout().ids, klass, number(7), &method) && method == address(first));
+    CHECK(!method_of(layout().ids, klass, number(9), &method));
+    uintptr_t mirror[4] = {0, 0, klass, 0};
+    uintptr_t slot = reinterpret_cast<uintptr_t>(mirror);
+    MethodIdLayout ids = layout().ids;
+    ids.mirror_klass = 16;
+    uintptr_t found = 0;
+    CHECK(instance_klass_of(ids, reinterpret_cast<jclass>(&slot), &found) && found == klass);
 }
 
 void remembers_methods_while_the_jvm_knows_them() {
@@ -120,6 +150,7 @@ void remembers_methods_while_the_jvm_knows_them() {
 
 int main() {
     finds_a_method_through_its_class();
+    finds_a_jmethodIDs_method_in_its_class();
     remembers_methods_while_the_jvm_knows_them();
     return 0;
 }

@@ -7,35 +7,17 @@ namespace stackreq {
 
 namespace {
 
-uintptr_t method_of(jmethodID id) {
+// The Method* in the word a jmethodID points to (JDK 11 to 25), 0 when that word is not readable.
+uintptr_t method_in_word_of(jmethodID id) {
     uintptr_t method = 0;
     return read_at(reinterpret_cast<uintptr_t>(id), &method) ? method : 0;
 }
 
-// A class with more methods than this is not a class (a jmethodID array read from a wrong place).
-constexpr uintptr_t kMaxMethodIds = 1 << 16;
-
 }  // namespace
-
-bool MethodTable::jmethod_id_of(const Layout& layout, uintptr_t method, jmethodID* out) {
-    uintptr_t const_method = 0, constants = 0, holder = 0, ids = 0, length = 0;
-    uint16_t idnum = 0;
-    jmethodID id = nullptr;
-    if (!read_at(method + layout.const_method, &const_method) || const_method == 0 ||
-        !read_at(const_method + layout.constants, &constants) || constants == 0 ||
-        !read_at(const_method + layout.idnum, &idnum) || !read_at(constants + layout.pool_holder, &holder) ||
-        holder == 0 || !read_at(holder + layout.method_ids, &ids) || ids == 0 || !read_at(ids, &length) ||
-        idnum >= length || length > kMaxMethodIds ||
-        !read_at(ids + (static_cast<uintptr_t>(idnum) + 1) * sizeof(jmethodID), &id) || id == nullptr) {
-        return false;
-    }
-    *out = id;
-    return true;
-}
 
 bool MethodTable::init_layout(std::string* error) {
     VmStructs vm;
-    if (!vm.init() || !vm.field_offset("Method", "_constMethod", &layout_.const_method) ||
+    if (!vm.init() || !vm.field_offset("Method", "_constMethod", &layout_.ids.const_method) ||
         !vm.field_offset("ConstMethod", "_code_size", &layout_.code_size) ||
         !vm.type_size("ConstMethod", &layout_.const_method_size)) {
         *error = "gHotSpotVMStructs has no Method::_constMethod, ConstMethod::_code_size or sizeof(ConstMethod)";
@@ -50,7 +32,7 @@ bool MethodTable::check_word_form(std::string* error) {
     for (const auto& entry : methods_) {
         uintptr_t const_method = 0;
         uint16_t code_size = 0;
-        if (!read_at(entry.first + layout_.const_method, &const_method) || const_method == 0 ||
+        if (!read_at(entry.first + layout_.ids.const_method, &const_method) || const_method == 0 ||
             !read_at(const_method + layout_.code_size, &code_size)) {
             *error = "a jmethodID does not hold a Method* with a readable ConstMethod";
             return false;
@@ -60,23 +42,16 @@ bool MethodTable::check_word_form(std::string* error) {
     return true;
 }
 
-// java.lang.Object's methods, read from its class (gHotSpotVMStructs names where the JVM keeps it),
-// must give exactly the jmethodIDs JVMTI gives for them.
+// Each of java.lang.Object's jmethodIDs (JVMTI's) must be one of its methods' in its class, which
+// gHotSpotVMStructs names.
 bool MethodTable::check_number_form(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error) {
     VmStructs vm;
-    uintptr_t object_klass_field = 0;
-    uint64_t methods_field = 0, array_length = 0, array_data = 0;
-    if (!vm.init() || !vm.field_offset("ConstMethod", "_constants", &layout_.constants) ||
-        !vm.field_offset("ConstMethod", "_method_idnum", &layout_.idnum) ||
-        !vm.field_offset("ConstantPool", "_pool_holder", &layout_.pool_holder) ||
-        !vm.field_offset("InstanceKlass", "_methods_jmethod_ids", &layout_.method_ids) ||
-        !vm.field_offset("InstanceKlass", "_methods", &methods_field) ||
-        !vm.field_offset("Array<Klass*>", "_length", &array_length) ||
-        !vm.field_offset("Array<Method*>", "_data", &array_data) ||
-        !(vm.static_address_containing("vmClasses", "Object_klass_knum", &object_klass_field) ||
-          vm.static_address_containing("SystemDictionary", "Object_klass_knum", &object_klass_field))) {
-        *error = "jmethodIDs are not pointers to Method*, and gHotSpotVMStructs does not say where a class keeps "
-                 "its methods' jmethodIDs";
+    uintptr_t object_klass_field = 0, object_klass = 0;
+    if (!vm.init() || !read_method_id_layout(vm, &layout_.ids, error)) return false;
+    if (!(vm.static_address_containing("vmClasses", "Object_klass_knum", &object_klass_field) ||
+          vm.static_address_containing("SystemDictionary", "Object_klass_knum", &object_klass_field)) ||
+        !read_at(object_klass_field, &object_klass) || object_klass == 0) {
+        *error = "gHotSpotVMStructs does not name java.lang.Object's class";
         return false;
     }
     jclass object = jni->FindClass("java/lang/Object");
@@ -89,24 +64,15 @@ bool MethodTable::check_number_form(jvmtiEnv* jvmti, JNIEnv* jni, std::string* e
         *error = "java.lang.Object's methods are not available";
         return false;
     }
-    std::unordered_set<jmethodID> from_jvmti(expected, expected + count);
-    jvmti->Deallocate(reinterpret_cast<unsigned char*>(expected));
-    uintptr_t klass = 0, methods = 0;
-    int32_t length = 0;
-    if (!read_at(object_klass_field, &klass) || klass == 0 || !read_at(klass + methods_field, &methods) ||
-        methods == 0 || !read_at(methods + array_length, &length) || length <= 0 ||
-        static_cast<size_t>(length) != from_jvmti.size()) {
-        *error = "java.lang.Object's class does not hold as many methods as JVMTI gives";
-        return false;
-    }
-    for (int32_t i = 0; i < length; i++) {
+    bool found = count > 0;
+    for (jint i = 0; found && i < count; i++) {
         uintptr_t method = 0;
-        jmethodID id = nullptr;
-        if (!read_at(methods + array_data + static_cast<uintptr_t>(i) * sizeof(uintptr_t), &method) ||
-            !jmethod_id_of(layout_, method, &id) || from_jvmti.count(id) == 0) {
-            *error = "java.lang.Object's class does not keep the jmethodIDs JVMTI gives for its methods";
-            return false;
-        }
+        found = method_of(layout_.ids, object_klass, expected[i], &method);
+    }
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(expected));
+    if (!found) {
+        *error = "java.lang.Object's class does not keep the jmethodIDs JVMTI gives for its methods";
+        return false;
     }
     return true;
 }
@@ -140,7 +106,7 @@ void MethodTable::add(const jmethodID* methods, int32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (int32_t i = 0; i < count; i++) {
         // Until init tells the forms apart, a jmethodID whose word cannot be read is taken for a number.
-        const uintptr_t method = form_ == IdForm::kWordHoldsMethod ? method_of(methods[i]) : 0;
+        const uintptr_t method = form_ == IdForm::kWordHoldsMethod ? method_in_word_of(methods[i]) : 0;
         if (method == 0) {
             ids_.insert(methods[i]);
             continue;
@@ -167,7 +133,7 @@ MethodTable::Entry* MethodTable::entry_of(uintptr_t method, bool* unloaded) cons
     }
     if (found != methods_.end() && id_valid(found->second.id)) return &found->second;
     jmethodID id = nullptr;
-    if (!jmethod_id_of(layout_, method, &id) || ids_.count(id) == 0 || !id_valid(id)) {
+    if (!jmethod_id_of(layout_.ids, method, &id) || ids_.count(id) == 0 || !id_valid(id)) {
         // A method seen before whose class is gone, and nothing else there now: an unloaded method.
         *unloaded = found != methods_.end();
         return *unloaded ? &found->second : nullptr;
@@ -211,7 +177,7 @@ bool MethodTable::resolve(uintptr_t method, uintptr_t bcp, jmethodID* id, int32_
     if (entry.const_method == 0) {
         uintptr_t const_method = 0;
         uint16_t code_size = 0;
-        if (!read_at(method + layout_.const_method, &const_method) || const_method == 0 ||
+        if (!read_at(method + layout_.ids.const_method, &const_method) || const_method == 0 ||
             !read_at(const_method + layout_.code_size, &code_size)) {
             return false;
         }

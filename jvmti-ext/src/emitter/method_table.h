@@ -5,14 +5,9 @@
 //   is loaded (cleared when it is unloaded). The table is filled as classes are prepared (every
 //   method gets its jmethodID then, agent_main.cpp), and an entry counts only while its
 //   jmethodID still holds that Method*.
-// - JDK 26 and later: a jmethodID is a number the JVM maps to its Method* in a table of its own,
-//   which nothing HotSpot publishes for its serviceability agent reaches. The other way round
-//   is published on every JDK: a method's class keeps its methods' jmethodIDs in an array
-//   indexed by the method's idnum (Method::_constMethod -> ConstMethod::_constants and
-//   _method_idnum -> ConstantPool::_pool_holder -> InstanceKlass::_methods_jmethod_ids, word 0
-//   the array's length, word idnum + 1 the jmethodID). A Method* is looked up there (through
-//   the kernel: its class may have been unloaded since the walk) the first time it is seen and
-//   remembered; a remembered one counts while the JVM still knows its jmethodID (an unloaded
+// - JDK 26 and later: a jmethodID is a number the JVM maps to its Method* itself. A Method* is
+//   looked up in its class (hotspot/method_ids.h; through the kernel: its class may have been
+//   unloaded since the walk) the first time it is seen and remembered; a remembered one counts while the JVM still knows its jmethodID (an unloaded
 //   class's are forgotten, JVMTI then answering JVMTI_ERROR_INVALID_METHODID), and is looked
 //   up again when not (its Method* may be another method's by then).
 // The bytecodes follow a method's ConstMethod (gHotSpotVMStructs gives where). Normal context
@@ -26,6 +21,8 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "hotspot/method_ids.h"
 
 namespace stackreq {
 
@@ -58,17 +55,10 @@ public:
     // Where a method's bytecodes are and where its class keeps its methods' jmethodIDs
     // (gHotSpotVMStructs).
     struct Layout {
-        uint64_t const_method = 0;       // Method::_constMethod
+        MethodIdLayout ids;              // its const_method is Method::_constMethod
         uint64_t code_size = 0;          // ConstMethod::_code_size (u2)
         uint64_t const_method_size = 0;  // sizeof(ConstMethod): its bytecodes follow it
-        uint64_t constants = 0;          // ConstMethod::_constants
-        uint64_t idnum = 0;         // ConstMethod::_method_idnum (u2)
-        uint64_t pool_holder = 0;   // ConstantPool::_pool_holder
-        uint64_t method_ids = 0;    // InstanceKlass::_methods_jmethod_ids
     };
-    // The jmethodID method's class keeps for it, read through the kernel (method may be gone);
-    // false when a read fails or the class has made none for it.
-    static bool jmethod_id_of(const Layout& layout, uintptr_t method, jmethodID* out);
     // For tests: the second form with this layout, ids_valid standing in for the JVM's answer.
     void use_number_form_for_test(const Layout& layout, bool (*ids_valid)(jmethodID));
 
