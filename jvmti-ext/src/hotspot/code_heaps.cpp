@@ -16,8 +16,8 @@ constexpr uint32_t kMaxFrameWords = 1u << 16;
 // Where a compiled method's verified entry may lie at most, from its code's start.
 constexpr uintptr_t kMaxEntryCheckBytes = 128;
 
-// Where the fields a lookup reads lie, from gHotSpotVMStructs. JDK 17's CodeBlob keeps its code
-// bounds as pointers, JDK 25's as offsets from the blob.
+// Where the fields a lookup reads lie, from gHotSpotVMStructs. JDK 11's and 17's CodeBlob keep
+// their code bounds as pointers, JDK 25's and later's as offsets from the blob.
 struct Layout {
     uint64_t memory_low, memory_high;  // CodeHeap::_memory's VirtualSpace::_low / _high
     uint64_t segmap_low, segmap_high;  // CodeHeap::_segmap's

@@ -22,7 +22,7 @@ constexpr const char* kArchitecture = "x86_64";
 // (walker=vmstructs) and the physical walk that types the frames (physical_walk.h), with the
 // frame layout below and the instruction sequences of the frame setup decoded further down.
 constexpr bool kHotSpotFramesKnown = true;
-// HotSpot's interpreted frame, in words from its frame pointer (the same on JDK 17 and 25): the
+// HotSpot's interpreted frame, in words from its frame pointer (the same on JDK 11 to 28): the
 // Method* and the saved bytecode pointer; the last expression stack pointer, 0 while the frame
 // runs its own bytecodes and set while it calls a method.
 constexpr intptr_t kInterpreterMethodSlot = -3, kInterpreterBcpSlot = -8, kInterpreterLastSpSlot = -2;
