@@ -259,22 +259,27 @@ void on_thread_start(JNIEnv* jni, jthread thread, int32_t tid) {
     }
 }
 
+namespace {
+
+// Whether JFR's class JVM has exclude(Thread): static on JDK 25, an instance method on 17, none on 11.
+bool excludes_threads(JNIEnv* jni, jclass jvm) {
+    if (jni->GetStaticMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr) return true;
+    clear_exception(jni);
+    const bool instance = jni->GetMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr;
+    clear_exception(jni);
+    return instance;
+}
+
 // After JFR bound exclude and include without stackreq (an attach, or JFR started in the primordial
 // phase): binds the stand-ins and marks the threads JFR excludes already; when names the case.
 void follow_bound_natives(jvmtiEnv* jvmti, JNIEnv* jni, const char* when);
 
+}  // namespace
+
 void check_at_jfr_start(jvmtiEnv* jvmti, JNIEnv* jni) {
     jclass jvm = jni->FindClass("jdk/jfr/internal/JVM");
-    bool has_exclude = false;
-    if (jvm != nullptr) {
-        // Static on JDK 25, an instance method on 17.
-        has_exclude = jni->GetStaticMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr;
-        if (!has_exclude) {
-            clear_exception(jni);
-            has_exclude = jni->GetMethodID(jvm, "exclude", "(Ljava/lang/Thread;)V") != nullptr;
-        }
-        jni->DeleteLocalRef(jvm);
-    }
+    const bool has_exclude = jvm != nullptr && excludes_threads(jni, jvm);
+    if (jvm != nullptr) jni->DeleteLocalRef(jvm);
     clear_exception(jni);
     if (!has_exclude) {
         Log::info("JFR excludes no thread on this JDK (no jdk.jfr.internal.JVM.exclude): nothing to follow");
@@ -292,6 +297,8 @@ void check_at_jfr_start(jvmtiEnv* jvmti, JNIEnv* jni) {
 
 void on_attach(jvmtiEnv* jvmti, JNIEnv* jni) { follow_bound_natives(jvmti, jni, "attach"); }
 
+namespace {
+
 void follow_bound_natives(jvmtiEnv* jvmti, JNIEnv* jni, const char* when) {
     jclass jvm = loaded_jvm_class(jvmti, jni);
     jint status = 0;
@@ -300,6 +307,11 @@ void follow_bound_natives(jvmtiEnv* jvmti, JNIEnv* jni, const char* when) {
         // JFR's static initializer binds the natives later: NativeMethodBind, as at startup.
         Log::debug("JFR not initialized yet: its exclusions are followed from its start on");
         if (jvm != nullptr) jni->DeleteLocalRef(jvm);
+        return;
+    }
+    if (!excludes_threads(jni, jvm)) {
+        // JDK 11: nothing to follow (said when the JFR integration starts).
+        jni->DeleteLocalRef(jvm);
         return;
     }
     // JFR bound exclude and include before stackreq was here, and binding the same function again
@@ -343,6 +355,8 @@ void follow_bound_natives(jvmtiEnv* jvmti, JNIEnv* jni, const char* when) {
     if (instance != nullptr) jni->DeleteLocalRef(instance);
     jni->DeleteLocalRef(jvm);
 }
+
+}  // namespace
 
 }  // namespace JfrExclusion
 }  // namespace stackreq

@@ -85,7 +85,7 @@ class ErrorCodesTest {
      * after an attach.
      */
     @OnEachJdk
-    void wrongPhaseForThreadsJfrExcludesWhenJfrStartsBeforeTheLivePhase(Jdk jdk) throws Exception {
+    void jfrStartedBeforeTheLivePhaseStillGetsWrongPhaseForThreadsItExcludes(Jdk jdk) throws Exception {
         Assumptions.assumeTrue(jdk.feature() >= 14, "JFR excludes the threads of its streams, JDK 14 on");
         ScenarioRun run = ScenarioRun.run(jdk, dir, "jfr-excluded", "",
                 "-XX:FlightRecorderOptions:repository=" + dir.resolve("repository"));
