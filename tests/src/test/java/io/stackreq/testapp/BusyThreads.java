@@ -49,6 +49,11 @@ public final class BusyThreads {
         boolean copy = a.getBoolean("copy", false);
         boolean dispatch = a.getBoolean("dispatch", false);
         boolean handles = a.getBoolean("handles", false);
+        if (handles) {
+            // Its method handles are looked up before the timers start: in the threads' samples
+            // the lookup's class spinning would sit below MethodHandleWork's static initializer.
+            MethodHandleWork.prepare();
+        }
         if (nativeChain) {
             NativeChain.load(a.get("chainLibrary"));
         }

@@ -38,6 +38,10 @@ public final class MethodHandleWork {
     private MethodHandleWork() {
     }
 
+    /** Initializes the class: looks its method handles up. */
+    public static void prepare() {
+    }
+
     /** Runs rounds until the deadline (System.nanoTime); returns a value that depends on all of them. */
     public static long run(long deadlineNanos) throws Throwable {
         long sum = 0;
