@@ -116,7 +116,8 @@
  *    and, for a top PC in the code's first 128 bytes, the field of its verified entry (within the
  *    heap's committed range, as the rest of the header); the handler dereferences no
  *    Method*: the emitter turns a recorded Method* into a jmethodID through a table built
- *    outside the handler and reads the method's bytecode bounds with process_vm_readv. With the
+ *    outside the handler (on JDK 26 and later through the method's class, read with
+ *    process_vm_readv) and reads the method's bytecode bounds with process_vm_readv. With the
  *    PC in a leaf stub it reads the word at SP, or the two words at the stub's FP when FP is at
  *    most 512 bytes above SP (within the stack bounds), for the stub's compiled caller; with the
  *    PC in native code and no last Java frame in the frame anchor (a leaf call from compiled
@@ -126,7 +127,8 @@
  *    With the PC in the interpreter, in an i2c/c2i adapter or a method handle intrinsic's
  *    interpreter entry it reads the word at SP and the caller's last-SP slot (FP - 16), and the
  *    Method* register (rbx) in the ucontext, to see whether the interpreter is entering a method
- *    (its frame not built; entered from compiled code, the bytecode-pointer register is taken as
+ *    (its frame not built; entered from the interpreter, the bytecode-pointer register is SP + 8,
+ *    or SP where a method handle linker entered it; entered from compiled code, it is taken as
  *    the caller's SP when it lies at most 4 KiB above SP, within the stack bounds); with the PC
  *    in a vtable, itable or inline-cache stub, or in a method handle intrinsic's compiled code (a
  *    blob without a frame, which the code-heap lookup above tells), the word at SP, the return

@@ -61,6 +61,18 @@ int main() {
     CHECK(compiled_at(poll32) == FrameSetup::kReturnAddressOnTop);
     const uint8_t not_a_poll[32] = {0x49, 0x3b, 0x67, 0x28, 0x0f, 0x87, 0x30, 0x03, 0x00, 0x00, 0x90};
     CHECK(compiled_at(not_a_poll) == FrameSetup::kBuilt);  // ja not followed by ret
+    // JDK 11's return poll after the frame is gone: pop rbp; mov r10, [r15 + 0x108]; test eax, [r10]; ret.
+    const uint8_t jdk11_return[32] = {0x5d, 0x4d, 0x8b, 0x97, 0x08, 0x01, 0x00, 0x00, 0x41, 0x85, 0x02, 0xc3};
+    CHECK(compiled_at(jdk11_return) == FrameSetup::kSavedFpOnTop);
+    CHECK(compiled_at(jdk11_return + 1) == FrameSetup::kReturnAddressOnTop);
+    CHECK(compiled_at(jdk11_return + 8) == FrameSetup::kReturnAddressOnTop);
+    CHECK(compiled_at(jdk11_return + 11) == FrameSetup::kReturnAddressOnTop);
+    const uint8_t jdk11_return8[32] = {0x4d, 0x8b, 0x57, 0x28, 0x41, 0x85, 0x02, 0xc3};
+    CHECK(compiled_at(jdk11_return8) == FrameSetup::kReturnAddressOnTop);
+    // The same poll in a loop, the frame built: no ret after it.
+    const uint8_t jdk11_loop_poll[32] = {0x4d, 0x8b, 0x97, 0x08, 0x01, 0x00, 0x00, 0x41, 0x85, 0x02, 0xeb, 0xe0};
+    CHECK(compiled_at(jdk11_loop_poll) == FrameSetup::kBuilt);
+    CHECK(compiled_at(jdk11_loop_poll + 7) == FrameSetup::kBuilt);
     // A spill to a stack slot has the stack bang's opcode, but a positive displacement.
     const uint8_t spill[16] = {0x89, 0x84, 0x24, 0x88, 0x00, 0x00, 0x00};
     CHECK(compiled_at(spill) == FrameSetup::kBuilt);

@@ -101,6 +101,28 @@ void walks_interpreted_callers_by_frame_record() {
     PhysicalWalk::reset_for_test();
 }
 
+// x86_64: a method a method handle linker entered saves the word of its own return address as its
+// sender SP (the linker pushed that address again where the trailing MemberName was): below an
+// interpreted caller the walk goes on from the caller's frame record; below any other it stops.
+void walks_past_methods_entered_by_method_handle_linkers() {
+    if (!kSenderSpAboveInterpretedFrame) return;
+    PhysicalWalk::on_generated("Interpreter", kInterpreter, 0x10000);
+    FakeStack stack;
+    stack.frame(20, stack.address(60), kInterpreter + 0x200, stack.address(21), 0x5000, 0x6010);
+    stack.frame(60, stack.address(100), 0x1234, stack.address(80), 0x5100, 0x6120);
+    CallFrame frames[8];
+    uintptr_t values[8] = {};
+    bool complete = true;
+    uintptr_t stopped_at = 0;
+    const Registers top{kInterpreter + 0x100, stack.address(10), stack.address(20)};
+    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 8, &complete, &stopped_at) == 2);
+    CHECK(stopped_at == 0x1234 && reinterpret_cast<uintptr_t>(frames[1].method) == 0x5100 && values[1] == 0x6120);
+    // The same sender SP with a caller that is not interpreted: nothing says where that caller's frame is.
+    stack.frame(20, stack.address(60), 0x4321, stack.address(21), 0x5000, 0x6010);
+    CHECK(PhysicalWalk::walk_java(stack.thread(), top, frames, values, 8, &complete, &stopped_at) == 1 && !complete);
+    PhysicalWalk::reset_for_test();
+}
+
 // A compiled method of c (at 0x10: c alone at bci 4; at 0x20: b at bci 7 inlined into c at 9).
 struct Records {
     jmethodID c_only[1] = {method(3)};
@@ -168,7 +190,7 @@ void builds_stacks_from_compiled_frames() {
         }
     };
     fill({kStart + 0x11, kStart + 0x10}, false);
-    CHECK(java_frames_described(code, *slot));
+    CHECK(java_frames_described(code, methods, *slot));
     CHECK(build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 3);
     CHECK(slot->frames[0].method == method(2) && slot->frames[1].method == method(3));
     CHECK(slot->frames[2].method == method(3));
@@ -184,12 +206,12 @@ void builds_stacks_from_compiled_frames() {
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // Code the JVM has not described: the slot waits, then fails.
     fill({kStart + 0x10, kStart + 0x1000}, false);
-    CHECK(!java_frames_described(code, *slot));
+    CHECK(!java_frames_described(code, methods, *slot));
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // Code that named another method at the signal (freed and reused since): it waits, then fails.
     fill({kStart + 0x10}, false);
     slot->frames[0] = CallFrame(kCompiledFrame, reinterpret_cast<jmethodID>(0x5004));
-    CHECK(!java_frames_described(code, *slot));
+    CHECK(!java_frames_described(code, methods, *slot));
     CHECK(!build_java_frames(code, methods, *slot, 8, &scratch) && slot->frame_count == 0);
     // An interpreted frame whose method is not known fails too.
     fill({kStart + 0x10}, false);
@@ -203,6 +225,7 @@ void builds_stacks_from_compiled_frames() {
 int main() {
     walks_interpreted_frames();
     walks_interpreted_callers_by_frame_record();
+    walks_past_methods_entered_by_method_handle_linkers();
     expands_compiled_frames();
     builds_stacks_from_compiled_frames();
     return 0;

@@ -177,11 +177,14 @@ void go_live(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, bool attached) {
     if (state.options.walker == Walker::kVmStructs) {
         // Without the code heaps or the frame anchors the VMStructs walk cannot size frames or start in
         // the VM: AsyncGetCallTrace walks instead.
-        if (!walk_error.empty() || !jvmti_records().method_table.init(&walk_error)) {
+        if (!walk_error.empty() || !jvmti_records().method_table.init(jvmti, jni, &walk_error)) {
             Log::warn("walker=vmstructs: %s; stacks are walked with AsyncGetCallTrace", walk_error.c_str());
             state.options.walker = Walker::kAsyncGetCallTrace;
         } else {
-            Log::info("walker=vmstructs: Method, ConstMethod, code heap and frame anchor layouts found");
+            Log::info("walker=vmstructs: Method, ConstMethod, code heap and frame anchor layouts found; jmethodIDs %s",
+                      jvmti_records().method_table.id_form() == MethodTable::IdForm::kWordHoldsMethod
+                          ? "hold their Method*"
+                          : "are numbers, found through each method's class");
         }
     }
     std::string internal_threads_error;

@@ -11,10 +11,10 @@ JavaFrameFailures g_failures;
 // Whether the compiled frame i is described as it was: code the JVM reported, and when that is a
 // compiled method, the one the frame's code blob named at the signal (code freed and reused by
 // another method since would otherwise give that method's frames).
-bool described(const CompiledMethods& code, const RequestSlot& slot, int32_t i) {
+bool described(const CompiledMethods& code, const MethodTable& methods, const RequestSlot& slot, int32_t i) {
     jmethodID id = nullptr;
     if (code.compiled_method_at(slot.physical_pcs[i], &id)) {
-        return MethodTable::holds(id, reinterpret_cast<uintptr_t>(slot.frames[i].method));
+        return methods.holds(id, reinterpret_cast<uintptr_t>(slot.frames[i].method));
     }
     return code.knows(slot.physical_pcs[i]);
 }
@@ -23,9 +23,9 @@ bool described(const CompiledMethods& code, const RequestSlot& slot, int32_t i) 
 
 const JavaFrameFailures& java_frame_failures() { return g_failures; }
 
-bool java_frames_described(const CompiledMethods& code, const RequestSlot& slot) {
+bool java_frames_described(const CompiledMethods& code, const MethodTable& methods, const RequestSlot& slot) {
     for (int32_t i = 0; i < slot.physical_count; i++) {
-        if (slot.frames[i].bci_or_marker == kCompiledFrame && !described(code, slot, i)) return false;
+        if (slot.frames[i].bci_or_marker == kCompiledFrame && !described(code, methods, slot, i)) return false;
     }
     return true;
 }
@@ -69,7 +69,7 @@ bool build_java_frames(const CompiledMethods& code, const MethodTable& methods, 
         // first; anywhere else VM code is a frame the walk does not understand (a deoptimization
         // blob's return address).
         if (slot.physical_from_anchor && scratch->empty() && code.in_vm_code(value)) continue;
-        whole = described(code, slot, i) && code.append_frames_at(value, i == 0 && slot.vmstructs.top_unbuilt, scratch) > 0;
+        whole = described(code, methods, slot, i) && code.append_frames_at(value, i == 0 && slot.vmstructs.top_unbuilt, scratch) > 0;
         if (!whole) {
             g_failures.code_undescribed++;
             why = "undescribed-code";

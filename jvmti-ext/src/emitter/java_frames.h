@@ -16,7 +16,7 @@ namespace stackreq {
 
 // Whether every compiled frame's code of the slot is known to code (a walk may be drained
 // before the JVM has reported the code it ran, CompiledMethodLoad being posted late).
-bool java_frames_described(const CompiledMethods& code, const RequestSlot& slot);
+bool java_frames_described(const CompiledMethods& code, const MethodTable& methods, const RequestSlot& slot);
 
 // Why stacks of VMStructs walks failed, since the start (emitter context; logged at the JVM's exit).
 struct JavaFrameFailures {

@@ -89,7 +89,7 @@ void SlotResolver::end_at_virtual_thread_entry(RequestSlot& slot, bool mounted) 
 
 bool SlotResolver::ready(const RequestSlot& slot, int64_t now) {
     return !slot.vmstructs.walked || now - slot.event.start_ticks > kMaxDescriptionWaitNanos ||
-           java_frames_described(jvmti_records().compiled_methods, slot);
+           java_frames_described(jvmti_records().compiled_methods, jvmti_records().method_table, slot);
 }
 
 StackTraceRequestEvent SlotResolver::resolve(JNIEnv* jni, RequestSlot& slot, EventStore& store) {

@@ -16,8 +16,8 @@ constexpr uint32_t kMaxFrameWords = 1u << 16;
 // Where a compiled method's verified entry may lie at most, from its code's start.
 constexpr uintptr_t kMaxEntryCheckBytes = 128;
 
-// Where the fields a lookup reads lie, from gHotSpotVMStructs. JDK 17's CodeBlob keeps its code
-// bounds as pointers, JDK 25's as offsets from the blob.
+// Where the fields a lookup reads lie, from gHotSpotVMStructs. JDK 11's and 17's CodeBlob keep
+// their code bounds as pointers, JDK 25's and later's as offsets from the blob.
 struct Layout {
     uint64_t memory_low, memory_high;  // CodeHeap::_memory's VirtualSpace::_low / _high
     uint64_t segmap_low, segmap_high;  // CodeHeap::_segmap's
@@ -153,7 +153,11 @@ bool CodeHeaps::init(std::string* error) {
     uintptr_t heaps_field = 0;
     uint64_t length = 0, data = 0, segment_shift = 0;
     if (!vm.static_address("CodeCache", "_heaps", &heaps_field)) missing = "CodeCache::_heaps";
-    if (!vm.field_offset("GrowableArrayBase", "_len", &length)) missing = "GrowableArrayBase::_len";
+    // JDK 11 names GrowableArray's base class GenericGrowableArray.
+    if (!vm.field_offset("GrowableArrayBase", "_len", &length) &&
+        !vm.field_offset("GenericGrowableArray", "_len", &length)) {
+        missing = "GrowableArrayBase::_len (GenericGrowableArray::_len)";
+    }
     if (!vm.field_offset("GrowableArray<int>", "_data", &data)) missing = "GrowableArray<int>::_data";
     if (!vm.field_offset("CodeHeap", "_log2_segment_size", &segment_shift)) missing = "CodeHeap::_log2_segment_size";
     if (!read_layout(vm, &layout, &missing) || missing != nullptr) {

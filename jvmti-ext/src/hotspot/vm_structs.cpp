@@ -82,6 +82,19 @@ bool VmStructs::static_address(const char* type, const char* field, uintptr_t* o
     return *out != 0;
 }
 
+bool VmStructs::static_address_containing(const char* type, const char* fragment, uintptr_t* out) const {
+    for (const char* entry = fields_;; entry += field_stride_) {
+        const char* entry_type = at<const char*>(entry, field_type_name_);
+        if (entry_type == nullptr) return false;
+        const char* entry_field = at<const char*>(entry, field_name_);
+        if (entry_field != nullptr && at<int32_t>(entry, field_is_static_) != 0 && std::strcmp(entry_type, type) == 0 &&
+            std::strstr(entry_field, fragment) != nullptr) {
+            *out = reinterpret_cast<uintptr_t>(at<const void*>(entry, field_address_));
+            return *out != 0;
+        }
+    }
+}
+
 bool VmStructs::type_size(const char* type, uint64_t* out) const {
     for (const char* entry = types_;; entry += type_stride_) {
         const char* name = at<const char*>(entry, type_name_);

@@ -15,6 +15,10 @@ public:
     bool field_offset(const char* type, const char* field, uint64_t* out) const;
     // Address of a static field.
     bool static_address(const char* type, const char* field, uintptr_t* out) const;
+    // Address of the first static field of type whose name contains fragment (an array element
+    // such as vmClasses::_klasses[static_cast<int>(vmClassID::Object_klass_knum)], spelled
+    // differently from one JDK to the next).
+    bool static_address_containing(const char* type, const char* fragment, uintptr_t* out) const;
     bool type_size(const char* type, uint64_t* out) const;
     // An integer constant of gHotSpotVMIntConstants (an enum value such as _thread_in_Java).
     bool int_constant(const char* name, int32_t* out) const;

@@ -10,6 +10,7 @@
 #include "agent/agent_state.h"
 #include "agent/log.h"
 #include "emitter/jvmti_records.h"
+#include "hotspot/method_ids.h"
 #include "hotspot/vm_structs.h"
 #include "jdk_hooks/class_rewriter.h"
 #include "native_unwind/safe_read.h"
@@ -94,10 +95,23 @@ bool clear_exception(JNIEnv* jni) {
     return true;
 }
 
+// The Method* of method, a method of klass (a local reference): found among klass's methods
+// (hotspot/method_ids.h), else in the word the jmethodID points to (JDK 11 to 25).
+bool method_address_of(const VmStructs& vm, jclass klass, jmethodID method, uintptr_t* out) {
+    MethodIdLayout layout;
+    std::string error;
+    uintptr_t instance_klass = 0;
+    if (read_method_id_layout(vm, &layout, &error) && instance_klass_of(layout, klass, &instance_klass) &&
+        method_of(layout, instance_klass, method, out)) {
+        return true;
+    }
+    return read_at(reinterpret_cast<uintptr_t>(method), out) && *out != 0;
+}
+
 // Where the natives are bound, for an attach: the JDK's function of a native method is the word
 // right after its Method (Method::native_function_addr() is `this + 1`), sizeof(Method) as HotSpot
-// publishes it for its serviceability agent (vm_structs.h); the jmethodID's word holds the
-// Method*. Null unless that word points into libjvm.so.
+// publishes it for its serviceability agent (vm_structs.h). Null unless that word points into
+// libjvm.so.
 ThreadNative bound_function(JNIEnv* jni, jclass jvm, const char* name) {
     jmethodID method = jni->GetStaticMethodID(jvm, name, "(Ljava/lang/Thread;)V");  // JDK 25
     if (method == nullptr) {
@@ -111,8 +125,7 @@ ThreadNative bound_function(JNIEnv* jni, jclass jvm, const char* name) {
     VmStructs vm;
     uint64_t method_size = 0;
     uintptr_t method_address = 0, function = 0;
-    if (!vm.init() || !vm.type_size("Method", &method_size) ||
-        !read_at(reinterpret_cast<uintptr_t>(method), &method_address) || method_address == 0 ||
+    if (!vm.init() || !vm.type_size("Method", &method_size) || !method_address_of(vm, jvm, method, &method_address) ||
         !read_at(method_address + method_size, &function) || function == 0) {
         return nullptr;
     }

@@ -22,7 +22,7 @@ constexpr const char* kArchitecture = "x86_64";
 // (walker=vmstructs) and the physical walk that types the frames (physical_walk.h), with the
 // frame layout below and the instruction sequences of the frame setup decoded further down.
 constexpr bool kHotSpotFramesKnown = true;
-// HotSpot's interpreted frame, in words from its frame pointer (the same on JDK 17 and 25): the
+// HotSpot's interpreted frame, in words from its frame pointer (the same on JDK 11 to 28): the
 // Method* and the saved bytecode pointer; the last expression stack pointer, 0 while the frame
 // runs its own bytecodes and set while it calls a method.
 constexpr intptr_t kInterpreterMethodSlot = -3, kInterpreterBcpSlot = -8, kInterpreterLastSpSlot = -2;
@@ -144,7 +144,8 @@ FrameSetup stub_frame_setup_in(uintptr_t pc, uintptr_t start, uintptr_t end);
 // loops are inline). Reads the stub's code and two words at x29 on thread's stack.
 bool caller_of_calling_stub(const ThreadSlotView& thread, const Registers& at_return, Registers* caller);
 // HotSpot's x86_64 compiled methods: `[stack bang;] push rbp; [mov rbp, rsp;] sub rsp, N` ...
-// `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret`. aarch64 (build_frame and
+// `add rsp, N; pop rbp; [cmp rsp, poll word; ja slow path;] ret` (JDK 11: `[mov r10, poll page
+// word; test eax, [r10];] ret`). aarch64 (build_frame and
 // remove_frame of macroAssembler_aarch64.cpp): `[nop;] [sub x9, sp, #bang; str xzr, [x9];]
 // sub sp, sp, #N; stp x29, x30, [sp, #N-16]` ... `ldp x29, x30, [sp, #N-16]; add sp, sp, #N;
 // [ldr x8, [x28, #poll word]; cmp sp, x8; b.hi slow path;] ret`, frames of 528 bytes or more with

@@ -52,6 +52,17 @@ int return_poll_length(const uint8_t* c) {
 
 bool is_ja_then_ret(const uint8_t* c) { return c[0] == 0x0f && c[1] == 0x87 && c[6] == kRet; }
 
+// JDK 11's poll on return, after the frame is gone: mov r10, [r15 + disp32 / disp8] (4d 8b 97 /
+// 57), test eax, [r10] (41 85 02), ret. The same poll with the frame still built (a loop's) is
+// never followed by ret.
+bool is_poll_test_then_ret(const uint8_t* c) { return c[0] == kRexB && c[1] == 0x85 && c[2] == 0x02 && c[3] == kRet; }
+bool is_poll_load_then_test(const uint8_t* c) {
+    if (c[0] != kRexWRB || c[1] != 0x8b) return false;
+    if (c[2] == 0x97) return is_poll_test_then_ret(c + 7);
+    if (c[2] == 0x57) return is_poll_test_then_ret(c + 4);
+    return false;
+}
+
 // The poll stub's instructions: lea r10, [rip + d32]; mov [r15 + d32], r10; jmp rel32 or
 // mov r10, imm64 (then jmp r10).
 bool is_lea_r10_rip(const uint8_t* c) { return c[0] == 0x4c && c[1] == 0x8d && c[2] == 0x15; }
@@ -76,7 +87,10 @@ FrameSetup compiled_frame_setup_at(uintptr_t pc) {
         return FrameSetup::kReturnAddressOnTop;
     }
     const int poll = return_poll_length(code);
-    if ((poll > 0 && is_ja_then_ret(code + poll)) || is_ja_then_ret(code)) return FrameSetup::kReturnAddressOnTop;
+    if ((poll > 0 && is_ja_then_ret(code + poll)) || is_ja_then_ret(code) || is_poll_load_then_test(code) ||
+        is_poll_test_then_ret(code)) {
+        return FrameSetup::kReturnAddressOnTop;
+    }
     if (code[0] == kPopRbp || is_mov_rbp_rsp(code) || is_sub_rsp(code)) return FrameSetup::kSavedFpOnTop;
     return FrameSetup::kBuilt;
 }

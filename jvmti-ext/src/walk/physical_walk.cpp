@@ -197,6 +197,15 @@ int32_t PhysicalWalk::walk_from(const ThreadSlotView& thread, const Registers& t
             caller_sp = word_at(fp, kSenderSp);
             caller_fp = word_at(fp, kSavedFp);
             caller_pc = word_at(fp, kReturnAddress);
+            // The interpreter's method handle linkers (linkToStatic, linkToVirtual, ...) drop the
+            // trailing MemberName argument and push the return address again into its slot, so a
+            // method they enter saves as its sender SP the word of its own return address. Its
+            // caller is interpreted, found by its frame pointer alone, and its frame starts above
+            // this one's record (HotSpot's sender_sp()).
+            if (kSenderSpAboveInterpretedFrame && caller_sp == fp + kReturnAddress * static_cast<intptr_t>(kWord) &&
+                in_interpreter(caller_pc)) {
+                caller_sp = fp + 2 * kWord;
+            }
             caller_floor = kSenderSpAboveInterpretedFrame ? caller_sp : fp + 2 * kWord;
             if (kSenderSpAboveInterpretedFrame && caller_sp < fp + 2 * kWord) break;
         } else {

@@ -17,8 +17,10 @@ constexpr uintptr_t kMaxStubFrameBytes = 512;
 
 // The interpreter entering a method, its frame not built yet: the interpreted caller jumped to
 // it with the return address pushed, the sender's SP (the word above that address) in the
-// bytecode-pointer register and in its own frame's last-SP slot (JDK 17 keeps it there as an
-// address, JDK 21 and later as words from the frame pointer). All three agree only between that
+// bytecode-pointer register and in its own frame's last-SP slot (JDK 11 and 17 keep it there as an
+// address, JDK 21 and later as words from the frame pointer); a method handle linker
+// (linkToStatic, ...) pushes the return address again one word higher, where the trailing
+// MemberName argument was, which is then the sender's SP. All three agree only between that
 // jump and the callee's first push; a callee entered from compiled code (through the c2i adapter,
 // rbp then being compiled code's) fails them. The JVM's call stub (a call from the VM into Java)
 // calls the method the same way, its return address being the call stub's, and the caller then
@@ -26,7 +28,9 @@ constexpr uintptr_t kMaxStubFrameBytes = 512;
 bool entering_from_interpreter(const ThreadSlotView& thread, const Registers& at, uintptr_t bcp_register,
                                Registers* caller) {
     constexpr intptr_t kLastSpSlot = kInterpreterLastSpSlot;
-    if (bcp_register != at.sp + kWord || at.fp <= at.sp || !thread.holds(at.sp, kWord)) return false;
+    if ((bcp_register != at.sp + kWord && bcp_register != at.sp) || at.fp <= at.sp || !thread.holds(at.sp, kWord)) {
+        return false;
+    }
     const uintptr_t return_address = reinterpret_cast<const uintptr_t*>(at.sp)[0];
     if (PhysicalWalk::is_call_stub_return(return_address)) {
         *caller = Registers{return_address, at.sp + kWord, at.fp};

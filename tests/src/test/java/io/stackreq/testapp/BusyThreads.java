@@ -22,7 +22,8 @@ import jdk.jfr.Recording;
  * {@code chainLibrary} a libnativechain_*.so to load: the threads then spin in its C call chain
  * ({@link NativeChain#callChain}) instead of {@link #burn}; {@code copy} (false) the threads copy
  * int arrays with System.arraycopy ({@link #copyArrays}) instead; {@code dispatch} (false) they
- * throw exceptions and make megamorphic calls ({@link DispatchWork#run}) instead; {@code exit} once
+ * throw exceptions and make megamorphic calls ({@link DispatchWork#run}) instead; {@code handles}
+ * (false) they call through method handles ({@link MethodHandleWork#run}) instead; {@code exit} once
  * the report is written, print {@code BusyThreads: exit N} and leave with {@code System.exit(N)}.
  *
  * <p>Report: {@code enable.rc}, {@code disable.rc}, the timer results
@@ -47,6 +48,12 @@ public final class BusyThreads {
         boolean nativeChain = a.has("chainLibrary");
         boolean copy = a.getBoolean("copy", false);
         boolean dispatch = a.getBoolean("dispatch", false);
+        boolean handles = a.getBoolean("handles", false);
+        if (handles) {
+            // Its method handles are looked up before the timers start: in the threads' samples
+            // the lookup's class spinning would sit below MethodHandleWork's static initializer.
+            MethodHandleWork.prepare();
+        }
         if (nativeChain) {
             NativeChain.load(a.get("chainLibrary"));
         }
@@ -80,7 +87,8 @@ public final class BusyThreads {
                     go.await();
                     sink += nativeChain ? NativeChain.callChain(deadline[0])
                             : copy ? copyArrays(deadline[0])
-                            : dispatch ? DispatchWork.run(deadline[0]) : burn(deadline[0]);
+                            : dispatch ? DispatchWork.run(deadline[0])
+                            : handles ? MethodHandleWork.run(deadline[0]) : burn(deadline[0]);
                     Requester.stopTimerOrThrow();
                 } catch (Throwable t) {
                     synchronized (failures) {

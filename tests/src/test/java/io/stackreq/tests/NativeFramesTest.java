@@ -124,6 +124,10 @@ public class NativeFramesTest {
      * Issue 13, acceptance 5: threads copying arrays spend most of their time in the JVM's
      * arraycopy stub once the loop is compiled; with native=on the stub's frame (named as the JVM
      * names it) is on top, and right below it the Java method that called System.arraycopy.
+     * Until the loop is compiled the interpreter calls System.arraycopy as a native method
+     * ({@code JVM_ArrayCopy} in libjvm): those samples are left out of the share (a loaded
+     * machine can leave the loop interpreted for much of the run: 31 of 177 stacks had the stub
+     * on top on JDK 27 with another test class running beside it).
      */
     @OnEachJdk
     void arraycopyStubIsOnTopOfItsJavaCaller(Jdk jdk) throws Exception {
@@ -133,7 +137,12 @@ public class NativeFramesTest {
         List<String> wrong = new ArrayList<>();
         Map<String, Integer> stubs = new TreeMap<>();
         int stubOnTop = 0;
+        int compiled = 0;
         for (RecordedEvent event : walked) {
+            if (JfrFile.methods(event).contains("libjvm.so.JVM_ArrayCopy")) {
+                continue;
+            }
+            compiled++;
             List<RecordedFrame> frames = event.getStackTrace().getFrames();
             RecordedFrame top = frames.get(0);
             if (!top.getMethod().getType().getName().equals("jvm-stubs")) {
@@ -147,14 +156,18 @@ public class NativeFramesTest {
             }
         }
         int finalStubOnTop = stubOnTop;
-        System.out.printf("[native=on copy %s] %d events, %d walked, %d with a stub on top: %s%n", jdk,
-                run.events.size(), walked.size(), stubOnTop, stubs);
+        int finalCompiled = compiled;
+        System.out.printf("[native=on copy %s] %d events, %d walked, %d of them not in the interpreter's System.arraycopy, "
+                + "%d with a stub on top: %s%n", jdk, run.events.size(), walked.size(), compiled, stubOnTop, stubs);
         assertAll(
                 () -> assertTrue(wrong.isEmpty(), () -> wrong.size() + " of " + finalStubOnTop
                         + " stacks with a stub on top are not an arraycopy stub (Native) above " + copier
                         + ", e.g. " + wrong.get(0)),
-                () -> assertTrue(finalStubOnTop >= 0.25 * walked.size(), () -> "only " + finalStubOnTop + " of "
-                        + walked.size() + " stacks have the arraycopy stub on top"));
+                () -> assertTrue(finalCompiled >= 50, () -> "only " + finalCompiled + " of " + walked.size()
+                        + " stacks are not in the interpreter's System.arraycopy: too few to judge"),
+                () -> assertTrue(finalStubOnTop >= 0.25 * finalCompiled, () -> "only " + finalStubOnTop + " of "
+                        + finalCompiled + " stacks outside the interpreter's System.arraycopy have the arraycopy stub "
+                        + "on top"));
     }
 
     private static void assertChainInOrder(Jdk jdk, String variant) throws Exception {

@@ -20,6 +20,16 @@ public final class Jfc {
                 + "\">" + value + "</setting></event>\n";
     }
 
+    /**
+     * Writes {@code dir/stack-trace-request.jfc}, which enables {@code jdk.StackTraceRequest} alone,
+     * and returns its absolute path: what {@code +jdk.StackTraceRequest#enabled=true} gives on JDK
+     * 17 and later, on JDK 11 too (whose {@code -XX:StartFlightRecording} has no such syntax).
+     */
+    public static Path stackTraceRequestOnly(Path dir) {
+        return write(dir, "stack-trace-request",
+                "  <event name=\"jdk.StackTraceRequest\"><setting name=\"enabled\">true</setting></event>\n");
+    }
+
     /** Writes {@code dir/<name>.jfc} holding {@code events} and returns its absolute path. */
     public static Path write(Path dir, String name, String events) {
         Path file = dir.resolve(name + ".jfc").toAbsolutePath();

@@ -124,13 +124,25 @@ public final class BiasWorkloads {
         int[] small = new int[64];
         int[] smallTarget = new int[64];
         for (int round = 0; round < WARMUP_CALLS; round++) {
+            // Source level 11: the workloads run on JDK 11 too (tests/pom.xml).
             switch (name) {
-                case "arraycopy" -> sink += copyPhase(small, smallTarget, 4);
-                case "inlined" -> sink += inlinedPhase(sink, 100);
-                case "counted" -> sink += countedPhase(100);
-                case "jni" -> sink += jniPhase(sink, 4, 10);
-                case "chase" -> sink += chasePhase(links, 100);
-                default -> throw new IllegalArgumentException(name);
+                case "arraycopy":
+                    sink += copyPhase(small, smallTarget, 4);
+                    break;
+                case "inlined":
+                    sink += inlinedPhase(sink, 100);
+                    break;
+                case "counted":
+                    sink += countedPhase(100);
+                    break;
+                case "jni":
+                    sink += jniPhase(sink, 4, 10);
+                    break;
+                case "chase":
+                    sink += chasePhase(links, 100);
+                    break;
+                default:
+                    throw new IllegalArgumentException(name);
             }
             cold(100);
         }

@@ -83,7 +83,7 @@ public enum Profiler {
                 flags.add("-agentpath:" + perfAgent() + "=event=task-clock,interval=1ms,out=" + samples
                         + (this == STACKREQ_BIASED ? ",biased" : ""));
                 flags.add("-XX:StartFlightRecording=filename=" + recording + ",settings="
-                        + Jfc.write(dir, "none", "") + ",+jdk.StackTraceRequest#enabled=true");
+                        + Jfc.stackTraceRequestOnly(dir));
             }
             case JFR_EXECUTION_SAMPLE -> flags.add("-XX:StartFlightRecording=filename=" + recording + ",settings="
                     + Jfc.write(dir, "execution-sample", Jfc.event("jdk.ExecutionSample", "period", "1 ms")));

@@ -198,6 +198,22 @@ public final class CompiledCode {
         return false;
     }
 
+    /**
+     * The inline stack (innermost first) the JVM attributes to a return address into a compiled
+     * method: the first record at or after it (a Java call's own; for a leaf call, which has none,
+     * the next one). Null when the return address is in no compiled method.
+     */
+    public List<Scope> scopeAtReturnAddress(long returnAddress, long sequence) {
+        Method method = methodAt(returnAddress, sequence);
+        return method == null ? null : method.scopeFrom(returnAddress);
+    }
+
+    /** Whether pc is in VM-generated code other than the interpreter (a stub, an adapter). */
+    public boolean inStub(long pc) {
+        Generated code = generatedAt(pc);
+        return code != null && !code.name().equals("Interpreter");
+    }
+
     /** Whether pc is in the interpreter's code (DynamicCodeGenerated "Interpreter"). */
     public boolean inInterpreter(long pc) {
         Generated code = generatedAt(pc);

@@ -65,7 +65,12 @@ import jdk.jfr.consumer.RecordingFile;
  * one at it), the frames below that compiled frame match the bottom of the shadow stack exactly
  * (methods and call lines), and the compiled frame's own method is the next shadow frame (or
  * its call is under way). Only the frames inlined into the interrupted compiled method are
- * taken from the JVM rather than from the shadow stack.
+ * taken from the JVM rather than from the shadow stack. A PC in a stub (a copy loop a compiled
+ * method calls as a leaf) is judged the same way at the stub's return address, the first word
+ * within two words above the SP that returns into a compiled method, by the record at or after
+ * it: a leaf call has no record of its own, and JDK 11's C2 lets the code it scheduled after the
+ * call name that record (in the streams workload, TimSort.ensureCapacity's instead of the
+ * String.substring that made the copy).
  *
  * <p>Anything else is a mismatch. A failed sample is one whose request was refused or whose event says failed.
  */
@@ -423,7 +428,14 @@ public final class OracleCheck {
     /** The "JIT scope" rule of the class comment. */
     private boolean inJitScope(List<Frame> topFirst, Snapshot snapshot) {
         int depth = snapshot.ids().length;
-        for (List<CompiledCode.Scope> scope : compiledCode.scopesAt(snapshot.pc(), snapshot.codeSequence())) {
+        List<List<CompiledCode.Scope>> scopes = compiledCode.scopesAt(snapshot.pc(), snapshot.codeSequence());
+        if (compiledCode.inStub(snapshot.pc())) {
+            List<CompiledCode.Scope> caller = stubCallerScope(snapshot);
+            if (caller != null) {
+                scopes.add(caller);
+            }
+        }
+        for (List<CompiledCode.Scope> scope : scopes) {
             int inlined = scope.size();
             if (topFirst.size() < inlined || !startsWith(topFirst, scope)) {
                 continue;
@@ -442,6 +454,21 @@ public final class OracleCheck {
             }
         }
         return false;
+    }
+
+    /** The scope of the return address of a stub the PC is in (the class comment), or null. */
+    private List<CompiledCode.Scope> stubCallerScope(Snapshot snapshot) {
+        for (int w = 0; w < snapshot.codeWords().length && snapshot.codeWordIndexes()[w] <= 2; w++) {
+            if (snapshot.codeWordIndexes()[w] < 0) {
+                continue;
+            }
+            List<CompiledCode.Scope> scope = compiledCode.scopeAtReturnAddress(snapshot.codeWords()[w],
+                    snapshot.codeSequence());
+            if (scope != null) {
+                return scope;
+            }
+        }
+        return null;
     }
 
     static boolean startsWith(List<Frame> topFirst, List<CompiledCode.Scope> scope) {

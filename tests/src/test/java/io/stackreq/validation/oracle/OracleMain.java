@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.stackreq.apps.App;
 import io.stackreq.validation.oracle.workload.ClassLoading;
 import io.stackreq.validation.oracle.workload.Exceptions;
 import io.stackreq.validation.oracle.workload.Inlining;
@@ -21,9 +20,9 @@ import io.stackreq.validation.oracle.workload.Threads;
  * The oracle's target JVM: runs each workload on its own thread ({@code oracle-<name>}, shadow
  * stack tagged with the workload's number = its index in {@link #ALL} + 1) for the given
  * wall time, one after the other, then stops the signals and writes the snapshots. A real
- * application ({@link App}, named as {@link App#NAMES}) runs on as many threads as it has workers,
- * each started by the workload's thread (so tagged as it is), round after round until the time is
- * up; its own packages are woven ({@link OracleAgent#WEAVE_PROPERTY}).
+ * application runs as {@link OracleApps} says (JDK 17 and later: this class is compiled for JDK 11,
+ * the applications are not, so it reaches them by name); its own packages are woven
+ * ({@link OracleAgent#WEAVE_PROPERTY}).
  *
  * <p>Usage: {@code OracleMain <seconds-per-workload> <workload>[,<workload>...]}; prints
  * {@code oracle-summary woven=<classes> weave-failures=<n> corrupt=<n>} last.
@@ -31,12 +30,13 @@ import io.stackreq.validation.oracle.workload.Threads;
 public final class OracleMain {
     public static final List<String> WORKLOADS = List.of("recursion", "exceptions", "inlining", "osr", "streams",
             "threads", "classloading", "jni", "returns");
+    private static final String APPLICATIONS = "io.stackreq.validation.oracle.OracleApps";
     /** The workloads written for the oracle, then the real applications. */
     public static final List<String> ALL;
 
     static {
         List<String> all = new ArrayList<>(WORKLOADS);
-        all.addAll(App.NAMES);
+        all.addAll(applications("names"));
         ALL = List.copyOf(all);
     }
 
@@ -69,8 +69,8 @@ public final class OracleMain {
                 ShadowStack.setWorkload(tag, CHECK_PERIODS.get(name));
                 long end = System.nanoTime() + (long) (seconds * 1e9);
                 try {
-                    if (App.NAMES.contains(name)) {
-                        runApp(App.named(name), end);
+                    if (!WORKLOADS.contains(name)) {
+                        applications("run", name, end);
                     } else {
                         do {
                             round(name);
@@ -102,47 +102,63 @@ public final class OracleMain {
         }
     }
 
-    /** An application's workers, each on a thread of its own started from this one, round after round until end. */
-    static void runApp(App app, long end) throws Exception {
-        app.setUp();
-        List<Thread> workers = new ArrayList<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        for (int t = 0; t < app.threads(); t++) {
-            int index = t;
-            Thread worker = new Thread(() -> {
-                try (App.Worker w = app.worker(index)) {
-                    int round = 0;
-                    do {
-                        w.round(round++);
-                    } while (System.nanoTime() < end && failure.get() == null);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
+    /** OracleApps' method of that name, called with these arguments: the application names are none on JDK 11. */
+    @SuppressWarnings("unchecked")
+    private static List<String> applications(String method, Object... arguments) {
+        Class<?> applications;
+        try {
+            applications = Class.forName(APPLICATIONS);
+        } catch (UnsupportedClassVersionError e) {
+            return List.of();
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+        for (java.lang.reflect.Method candidate : applications.getMethods()) {
+            if (candidate.getName().equals(method)) {
+                try {
+                    return (List<String>) candidate.invoke(null, arguments);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw new IllegalStateException(method + " failed", e.getCause());
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
                 }
-            }, "oracle-" + app.name() + "-" + t);
-            worker.start();
-            workers.add(worker);
+            }
         }
-        for (Thread worker : workers) {
-            worker.join();
-        }
-        app.tearDown();
-        if (failure.get() != null) {
-            throw new IllegalStateException(app.name() + " failed", failure.get());
-        }
+        throw new IllegalStateException(APPLICATIONS + " has no method " + method);
     }
 
     static void round(String name) throws Exception {
+        // Source level 11: the workloads run on JDK 11 too (tests/pom.xml).
         switch (name) {
-            case "recursion" -> Recursion.round();
-            case "exceptions" -> Exceptions.round();
-            case "inlining" -> Inlining.round();
-            case "osr" -> OsrLoop.round();
-            case "streams" -> Streams.round();
-            case "threads" -> Threads.round();
-            case "classloading" -> ClassLoading.round();
-            case "jni" -> JniLoop.round();
-            case "returns" -> Returns.round();
-            default -> throw new IllegalArgumentException(name);
+            case "recursion":
+                Recursion.round();
+                break;
+            case "exceptions":
+                Exceptions.round();
+                break;
+            case "inlining":
+                Inlining.round();
+                break;
+            case "osr":
+                OsrLoop.round();
+                break;
+            case "streams":
+                Streams.round();
+                break;
+            case "threads":
+                Threads.round();
+                break;
+            case "classloading":
+                ClassLoading.round();
+                break;
+            case "jni":
+                JniLoop.round();
+                break;
+            case "returns":
+                Returns.round();
+                break;
+            default:
+                throw new IllegalArgumentException(name);
         }
     }
 }

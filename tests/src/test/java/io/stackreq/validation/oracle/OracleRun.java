@@ -105,7 +105,7 @@ public final class OracleRun {
                         "-Dstackreq.oracle.attach=true",
                         "-Dstackreq.oracle.layers=ac",
                         "-XX:StartFlightRecording=filename=" + runDir.resolve("recording.jfr") + ",settings="
-                                + Jfc.write(runDir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
+                                + Jfc.stackTraceRequestOnly(runDir))
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
                 .flags(NEVER_COMPILED)
                 .main(OracleAttachMain.class, Double.toString(warmupSeconds), Double.toString(seconds),
@@ -275,7 +275,7 @@ public final class OracleRun {
                         "-javaagent:" + agentJar + "=" + dir.resolve("methods.txt"),
                         "-Dstackreq.oracle.layers=" + layers,
                         "-XX:StartFlightRecording=filename=" + dir.resolve("recording.jfr") + ",settings="
-                                + Jfc.write(dir, "none", "") + ",+jdk.StackTraceRequest#enabled=true")
+                                + Jfc.stackTraceRequestOnly(dir))
                 .flags(Profiler.COMMON_FLAGS.toArray(new String[0]))
                 .flags(NEVER_COMPILED)
                 .main(OracleMain.class, Double.toString(seconds), String.join(",", workloads))
