@@ -6,10 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.stackreq.apps.App;
 
-/**
- * The real applications in the oracle's target JVM (JDK 17 and later). {@link OracleMain} is
- * compiled for JDK 11 and calls these by name.
- */
+/** The real applications in the oracle's target JVM. */
 public final class OracleApps {
     private OracleApps() {
     }
@@ -21,9 +18,9 @@ public final class OracleApps {
 
     /**
      * Runs the application's workers, each on a thread of its own started from this one (so tagged
-     * as it is), round after round until end; returns no names.
+     * as it is), round after round until end.
      */
-    public static List<String> run(String name, long end) throws Exception {
+    public static void run(String name, long end) throws Exception {
         App app = App.named(name);
         app.setUp();
         List<Thread> workers = new ArrayList<>();
@@ -50,6 +47,5 @@ public final class OracleApps {
         if (failure.get() != null) {
             throw new IllegalStateException(app.name() + " failed", failure.get());
         }
-        return List.of();
     }
 }

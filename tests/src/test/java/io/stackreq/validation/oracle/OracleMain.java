@@ -20,8 +20,7 @@ import io.stackreq.validation.oracle.workload.Threads;
  * The oracle's target JVM: runs each workload on its own thread ({@code oracle-<name>}, shadow
  * stack tagged with the workload's number = its index in {@link #ALL} + 1) for the given
  * wall time, one after the other, then stops the signals and writes the snapshots. A real
- * application runs as {@link OracleApps} says (JDK 17 and later: this class is compiled for JDK 11,
- * the applications are not, so it reaches them by name); its own packages are woven
+ * application runs as {@link OracleApps} says; its own packages are woven
  * ({@link OracleAgent#WEAVE_PROPERTY}).
  *
  * <p>Usage: {@code OracleMain <seconds-per-workload> <workload>[,<workload>...]}; prints
@@ -30,13 +29,12 @@ import io.stackreq.validation.oracle.workload.Threads;
 public final class OracleMain {
     public static final List<String> WORKLOADS = List.of("recursion", "exceptions", "inlining", "osr", "streams",
             "threads", "classloading", "jni", "returns");
-    private static final String APPLICATIONS = "io.stackreq.validation.oracle.OracleApps";
     /** The workloads written for the oracle, then the real applications. */
     public static final List<String> ALL;
 
     static {
         List<String> all = new ArrayList<>(WORKLOADS);
-        all.addAll(applications("names"));
+        all.addAll(OracleApps.names());
         ALL = List.copyOf(all);
     }
 
@@ -70,7 +68,7 @@ public final class OracleMain {
                 long end = System.nanoTime() + (long) (seconds * 1e9);
                 try {
                     if (!WORKLOADS.contains(name)) {
-                        applications("run", name, end);
+                        OracleApps.run(name, end);
                     } else {
                         do {
                             round(name);
@@ -100,31 +98,6 @@ public final class OracleMain {
             System.err.println("workloads failed: " + failures);
             System.exit(1);
         }
-    }
-
-    /** OracleApps' method of that name, called with these arguments: the application names are none on JDK 11. */
-    @SuppressWarnings("unchecked")
-    private static List<String> applications(String method, Object... arguments) {
-        Class<?> applications;
-        try {
-            applications = Class.forName(APPLICATIONS);
-        } catch (UnsupportedClassVersionError e) {
-            return List.of();
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(e);
-        }
-        for (java.lang.reflect.Method candidate : applications.getMethods()) {
-            if (candidate.getName().equals(method)) {
-                try {
-                    return (List<String>) candidate.invoke(null, arguments);
-                } catch (java.lang.reflect.InvocationTargetException e) {
-                    throw new IllegalStateException(method + " failed", e.getCause());
-                } catch (IllegalAccessException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
-        throw new IllegalStateException(APPLICATIONS + " has no method " + method);
     }
 
     static void round(String name) throws Exception {
