@@ -17,6 +17,7 @@ import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.DispatchWork;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Accounting;
+import io.stackreq.tests.support.BusyThreadStacks;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -40,7 +41,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class VmStructsWalkDispatchTest {
     static final String WORK = DispatchWork.class.getName();
-    static final String LAMBDA_PREFIX = BusyThreads.class.getName() + ".lambda$main$";
     private static final Pattern EXIT_LINE = Pattern.compile("walker=vmstructs: (\\d+) VMStructs walks \\(\\d+ from a leaf "
             + "stub's caller, \\d+ from a leaf call's, (\\d+) from a VM stub's anchor, (\\d+) from frameless code's "
             + "caller, (\\d+) entering an interpreted method\\)");
@@ -99,21 +99,9 @@ class VmStructsWalkDispatchTest {
      * thread's lambda before it calls {@code run} or after it returned (no frame of DispatchWork then).
      */
     static boolean whole(List<String> methods) {
-        if (methods.isEmpty() || !methods.get(methods.size() - 1).equals("java.lang.Thread.run")) {
-            return false;
-        }
-        int run = methods.indexOf(WORK + ".run");
+        int run = BusyThreadStacks.runFrame(methods, WORK);
         if (run < 0) {
-            return methods.stream().anyMatch(m -> m.startsWith(LAMBDA_PREFIX))
-                    && methods.stream().noneMatch(m -> m.startsWith(WORK));
-        }
-        if (run + 2 >= methods.size() || !methods.get(run + 1).startsWith(LAMBDA_PREFIX)) {
-            return false;
-        }
-        for (int i = run + 1; i < methods.size(); i++) {
-            if (methods.get(i).startsWith(WORK)) {
-                return false;
-            }
+            return run == BusyThreadStacks.OUTSIDE_RUN;
         }
         int depth = 0;
         while (depth + 1 < DispatchWork.CHAIN.length && run - depth - 1 >= 0

@@ -11,6 +11,7 @@ import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.MethodHandleWork;
 import io.stackreq.testapp.Report;
 import io.stackreq.tests.support.Accounting;
+import io.stackreq.tests.support.BusyThreadStacks;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -33,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class VmStructsWalkMethodHandlesTest {
     static final String WORK = MethodHandleWork.class.getName();
-    static final String LAMBDA_PREFIX = BusyThreads.class.getName() + ".lambda$main$";
 
     @TempDir
     Path dir;
@@ -82,21 +82,9 @@ class VmStructsWalkMethodHandlesTest {
      * or its thread's lambda before it calls {@code run} or after it returned.
      */
     static boolean whole(List<String> methods) {
-        if (methods.isEmpty() || !methods.get(methods.size() - 1).equals("java.lang.Thread.run")) {
-            return false;
-        }
-        int run = methods.indexOf(WORK + ".run");
+        int run = BusyThreadStacks.runFrame(methods, WORK);
         if (run < 0) {
-            return methods.stream().anyMatch(m -> m.startsWith(LAMBDA_PREFIX))
-                    && methods.stream().noneMatch(m -> m.startsWith(WORK));
-        }
-        if (run + 2 >= methods.size() || !methods.get(run + 1).startsWith(LAMBDA_PREFIX)) {
-            return false;
-        }
-        for (int i = run + 1; i < methods.size(); i++) {
-            if (methods.get(i).startsWith(WORK)) {
-                return false;
-            }
+            return run == BusyThreadStacks.OUTSIDE_RUN;
         }
         int reached = 0;
         int deepest = run;

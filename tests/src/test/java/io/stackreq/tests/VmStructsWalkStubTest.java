@@ -18,6 +18,7 @@ import io.stackreq.testapp.BusyThreads;
 import io.stackreq.testapp.Report;
 import io.stackreq.testapp.Requester;
 import io.stackreq.tests.support.Accounting;
+import io.stackreq.tests.support.BusyThreadStacks;
 import io.stackreq.tests.support.JfrFile;
 import io.stackreq.tests.support.Jdk;
 import io.stackreq.tests.support.JvmRun;
@@ -39,7 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class VmStructsWalkStubTest {
     static final String COPIER = BusyThreads.class.getName() + ".copyArrays";
-    static final String LAMBDA_PREFIX = BusyThreads.class.getName() + ".lambda$main$";
     static final String STOP_TIMER = Requester.class.getName() + ".stopTimerOrThrow";
     private static final Pattern EXIT_LINE =
             Pattern.compile("walker=vmstructs: (\\d+) VMStructs walks \\((\\d+) from a leaf stub's caller");
@@ -84,7 +84,7 @@ class VmStructsWalkStubTest {
             }
             boolean whole = methods.size() >= top + 3
                     && (methods.get(top).equals(COPIER) || methods.get(top).equals(STOP_TIMER))
-                    && methods.get(top + 1).startsWith(LAMBDA_PREFIX)
+                    && methods.get(top + 1).startsWith(BusyThreadStacks.LAMBDA_PREFIX)
                     && methods.get(methods.size() - 1).equals("java.lang.Thread.run");
             if (!whole) {
                 wrong.add(methods.toString());

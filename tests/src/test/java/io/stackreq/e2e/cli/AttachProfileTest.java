@@ -44,6 +44,8 @@ import org.junit.jupiter.api.Tag;
  * after the fifth run is within 10 MiB of after the first (the heap is fixed and pre-touched, so
  * that RSS follows native memory).
  *
+ * On the platform set's other JDKs only the first profile runs.
+ *
  * <p>JFR before the attach: on JDK 17 the target records nothing, so JFR starts with the profile's
  * recording, after libstackreq is loaded; on the other JDKs it runs a recording of its own from
  * the start, so libstackreq meets JFR initialized and a recording running.
@@ -66,6 +68,9 @@ class AttachProfileTest {
             flags.add("-XX:StartFlightRecording:name=own,filename=" + dir.resolve("own.jfr"));
         }
         AttachTargetRun target = AttachTargetRun.start(jdk, dir, 3, flags.toArray(String[]::new));
+        // On the platform set's other JDKs, the attach itself: reusing the loaded agents is
+        // stackreq's own code, which the whole suite's JDKs cover.
+        boolean repeated = Jdk.all().anyMatch(jdk::equals);
         JvmRun.Result exited;
         try {
             long pid = target.awaitPid();
@@ -75,21 +80,23 @@ class AttachProfileTest {
             long firstRss = rssKib(pid);
             checkShares(jdk, dir, before, after, first);
 
-            long lastRss = firstRss;
-            List<Long> rss = new ArrayList<>(List.of(firstRss));
-            JvmRun.Result interrupted = profileUntilCtrlC(jdk, dir, pid, 2);
-            assertTrue(interrupted.stderr().contains("(ended early by Ctrl-C)"), () -> "not ended by Ctrl-C\n"
-                    + interrupted);
-            rss.add(rssKib(pid));
-            for (int cycle = 3; cycle <= CYCLES; cycle++) {
-                profile(jdk, dir, pid, cycle, "1s");
-                lastRss = rssKib(pid);
-                rss.add(lastRss);
+            if (repeated) {
+                long lastRss = firstRss;
+                List<Long> rss = new ArrayList<>(List.of(firstRss));
+                JvmRun.Result interrupted = profileUntilCtrlC(jdk, dir, pid, 2);
+                assertTrue(interrupted.stderr().contains("(ended early by Ctrl-C)"), () -> "not ended by Ctrl-C\n"
+                        + interrupted);
+                rss.add(rssKib(pid));
+                for (int cycle = 3; cycle <= CYCLES; cycle++) {
+                    profile(jdk, dir, pid, cycle, "1s");
+                    lastRss = rssKib(pid);
+                    rss.add(lastRss);
+                }
+                System.out.printf(Locale.ROOT, "%s attach: RSS after each profile (KiB) %s%n", jdk, rss);
+                long growth = lastRss - firstRss;
+                assertTrue(growth <= MAX_RSS_GROWTH_KIB, jdk + ": RSS grew by " + growth + " KiB from the first to the "
+                        + "fifth profile (limit " + MAX_RSS_GROWTH_KIB + " KiB): " + rss);
             }
-            System.out.printf(Locale.ROOT, "%s attach: RSS after each profile (KiB) %s%n", jdk, rss);
-            long growth = lastRss - firstRss;
-            assertTrue(growth <= MAX_RSS_GROWTH_KIB, jdk + ": RSS grew by " + growth + " KiB from the first to the "
-                    + "fifth profile (limit " + MAX_RSS_GROWTH_KIB + " KiB): " + rss);
         } finally {
             exited = target.stop();
         }
@@ -99,7 +106,8 @@ class AttachProfileTest {
                 .count();
         long reloads = exited.stderr().lines().filter(line -> line.contains("is already loaded in this JVM")).count();
         assertEquals(1, loads, () -> "libstackreq should start once\n" + exited);
-        assertEquals(CYCLES - 1, reloads, () -> "every later profile should find libstackreq loaded\n" + exited);
+        assertEquals(repeated ? CYCLES - 1 : 0, reloads,
+                () -> "every later profile should find libstackreq loaded\n" + exited);
     }
 
     private static void checkShares(Jdk jdk, Path dir, long[] before, long[] after, JvmRun.Result run)
