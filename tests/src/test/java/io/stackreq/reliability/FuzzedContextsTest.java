@@ -242,7 +242,7 @@ class FuzzedContextsTest {
                 .stackreqOptions("ring=65536," + agentOptions)
                 .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=ids=" + capacity + ","
                         + chaosOptions, "-Xmx256m", "-XX:StartFlightRecording=filename=" + recording
-                                + ",+jdk.StackTraceRequest#enabled=true")
+                                + "," + JvmRun.enableEvent(jdk))
                 .main(FuzzApp.class, "out=" + reportFile, "results=" + results, "requests=" + requests,
                         "perSignal=" + perSignal, "hz=" + Math.max(1, 32_000 / perSignal), "internal=" + internal)
                 .timeout(Duration.ofSeconds(120 + requests / 1000)).start();

@@ -44,7 +44,7 @@ class ShutdownTest {
     void systemExitWhileRequestsAreInFlightWithAJfrRecording(Jdk jdk) throws Exception {
         Path recording = dir.resolve("exit.jfr");
         JvmRun.Result run = endOfJvm(jdk, "exit", "", "-XX:StartFlightRecording=filename=" + recording
-                + ",+jdk.StackTraceRequest#enabled=true");
+                + "," + JvmRun.enableEvent(jdk));
         assertEndedCleanly(run, recording, Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY, JvmtiError.NOT_AVAILABLE,
                 JvmtiError.WRONG_PHASE));
     }
@@ -57,7 +57,7 @@ class ShutdownTest {
     void systemExitWhileRequestsWithNativeFramesAreInFlight(Jdk jdk) throws Exception {
         Path recording = dir.resolve("exit.jfr");
         JvmRun.Result run = endOfJvm(jdk, "exit", "native=on", "-XX:StartFlightRecording=filename=" + recording
-                + ",+jdk.StackTraceRequest#enabled=true");
+                + "," + JvmRun.enableEvent(jdk));
         assertEndedCleanly(run, recording, Set.of(JvmtiError.NONE, JvmtiError.OUT_OF_MEMORY, JvmtiError.NOT_AVAILABLE,
                 JvmtiError.WRONG_PHASE));
     }
