@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.stackreq.apps.App;
 import io.stackreq.validation.oracle.workload.ClassLoading;
 import io.stackreq.validation.oracle.workload.Exceptions;
 import io.stackreq.validation.oracle.workload.Inlining;
@@ -20,8 +21,9 @@ import io.stackreq.validation.oracle.workload.Threads;
  * The oracle's target JVM: runs each workload on its own thread ({@code oracle-<name>}, shadow
  * stack tagged with the workload's number = its index in {@link #ALL} + 1) for the given
  * wall time, one after the other, then stops the signals and writes the snapshots. A real
- * application runs as {@link OracleApps} says; its own packages are woven
- * ({@link OracleAgent#WEAVE_PROPERTY}).
+ * application ({@link App}, named as {@link App#NAMES}) runs on as many threads as it has workers,
+ * each started by the workload's thread (so tagged as it is), round after round until the time is
+ * up; its own packages are woven ({@link OracleAgent#WEAVE_PROPERTY}).
  *
  * <p>Usage: {@code OracleMain <seconds-per-workload> <workload>[,<workload>...]}; prints
  * {@code oracle-summary woven=<classes> weave-failures=<n> corrupt=<n>} last.
@@ -34,7 +36,7 @@ public final class OracleMain {
 
     static {
         List<String> all = new ArrayList<>(WORKLOADS);
-        all.addAll(OracleApps.names());
+        all.addAll(App.NAMES);
         ALL = List.copyOf(all);
     }
 
@@ -67,8 +69,8 @@ public final class OracleMain {
                 ShadowStack.setWorkload(tag, CHECK_PERIODS.get(name));
                 long end = System.nanoTime() + (long) (seconds * 1e9);
                 try {
-                    if (!WORKLOADS.contains(name)) {
-                        OracleApps.run(name, end);
+                    if (App.NAMES.contains(name)) {
+                        runApp(App.named(name), end);
                     } else {
                         do {
                             round(name);
@@ -97,6 +99,35 @@ public final class OracleMain {
         if (!failures.isEmpty()) {
             System.err.println("workloads failed: " + failures);
             System.exit(1);
+        }
+    }
+
+    /** An application's workers, each on a thread of its own started from this one, round after round until end. */
+    static void runApp(App app, long end) throws Exception {
+        app.setUp();
+        List<Thread> workers = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int t = 0; t < app.threads(); t++) {
+            int index = t;
+            Thread worker = new Thread(() -> {
+                try (App.Worker w = app.worker(index)) {
+                    int round = 0;
+                    do {
+                        w.round(round++);
+                    } while (System.nanoTime() < end && failure.get() == null);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "oracle-" + app.name() + "-" + t);
+            worker.start();
+            workers.add(worker);
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        app.tearDown();
+        if (failure.get() != null) {
+            throw new IllegalStateException(app.name() + " failed", failure.get());
         }
     }
 
