@@ -3,6 +3,7 @@ package io.stackreq.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.stackreq.reliability.app.ChurnApp;
+import io.stackreq.reliability.app.DeoptVictim;
 import io.stackreq.reliability.support.ChaosResults;
 import io.stackreq.reliability.support.Ledger;
 import io.stackreq.reliability.support.Reliability;
@@ -65,12 +67,20 @@ class StressChurnTest {
         Path results = dir.resolve("stress-results");
         Path threads = dir.resolve("threads.txt");
         int capacity = seconds * 10_000 + 1_000_000;
-        String jfr = "-XX:StartFlightRecording=filename=" + recording + ",+jdk.Deoptimization#enabled=true"
-                + (fileMode ? "" : ",+jdk.StackTraceRequest#enabled=true");
+        boolean deoptimizationEvent = jdk.feature() >= 14;
+        Path compilationLog = dir.resolve("compilation.log");
+        String jfr = "-XX:StartFlightRecording=filename=" + recording
+                + (deoptimizationEvent ? ",+jdk.Deoptimization#enabled=true" : "")
+                + (fileMode ? "" : "," + JvmRun.enableEvent(jdk));
+        List<String> flags = new ArrayList<>(List.of("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath()
+                + "=ids=" + capacity + ",signal=" + REALTIME_SIGNAL, "-Xmx128m", jfr));
+        if (!deoptimizationEvent) {
+            flags.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+LogCompilation",
+                    "-XX:LogFile=" + compilationLog));
+        }
         JvmRun.Result run = JvmRun.on(jdk, dir).name("stress").withoutRequester()
                 .stackreqOptions("ring=16384" + (fileMode ? ",file=" + requests : ""))
-                .flags("-agentpath:" + Reliability.chaosLibrary().toAbsolutePath() + "=ids=" + capacity
-                                + ",signal=" + REALTIME_SIGNAL, "-Xmx128m", jfr)
+                .flags(flags.toArray(String[]::new))
                 .main(ChurnApp.class, "out=" + reportFile, "results=" + results, "threads=" + threads,
                         "seconds=" + seconds)
                 .timeout(Duration.ofSeconds(2L * seconds + 180)).start();
@@ -128,8 +138,8 @@ class StressChurnTest {
                     + examples);
         }
 
-        long deoptimizations = deoptimizationsOfVictims(fileMode
-                ? RequestScan.scan(recording, 1, DEOPTIMIZATION) : scan);
+        long deoptimizations = !deoptimizationEvent ? uncommonTrapsOfVictims(compilationLog)
+                : deoptimizationsOfVictims(fileMode ? RequestScan.scan(recording, 1, DEOPTIMIZATION) : scan);
         String summary = String.format("[stress %s] %d s: %,d requests (%,.0f/s), %,d signals, %,d short-lived threads "
                 + "(%,d events of them), %,d DeoptVictim copies run, %,d of their deoptimizations recorded, "
                 + "%,d GCs, %,d classes unloaded; rc %s; %,d events (%,d failed)", jdk, seconds,
@@ -174,6 +184,22 @@ class StressChurnTest {
             }
         }
         return names;
+    }
+
+    /**
+     * JDK 11 has no jdk.Deoptimization event: its compilation log names the method of every
+     * uncommon trap taken, on the line after the trap's.
+     */
+    private static long uncommonTrapsOfVictims(Path compilationLog) throws IOException {
+        List<String> lines = Files.readAllLines(compilationLog, StandardCharsets.UTF_8);
+        long count = 0;
+        for (int i = 0; i + 1 < lines.size(); i++) {
+            if (lines.get(i).startsWith("<uncommon_trap thread=")
+                    && lines.get(i + 1).contains("method='" + DeoptVictim.class.getName())) {
+                count++;
+            }
+        }
+        return count;
     }
 
     private static long deoptimizationsOfVictims(RequestScan scan) {

@@ -46,20 +46,19 @@ public final class ShutdownApp {
         Workloads.startRegistered("shutdown-", running, 0, 1, 3);
         Chaos.startPacersOrThrow(4, 1000, 0);
         Thread.sleep(a.getInt("runMs", 800));
-        switch (mode) {
-            case "exit" -> {
-                report.put("issuedAtExit", Chaos.issued());
-                report.write(a.path("out"));
-                Chaos.requestHere();
-                System.exit(0);
-            }
-            case "return" -> {
-                report.put("issuedAtReturn", Chaos.issued());
-                report.write(a.path("out"));
-                Chaos.requestHere();
-            }
-            case "disable" -> disableMidFlight(a, report);
-            default -> throw new IllegalArgumentException("mode " + mode);
+        if (mode.equals("exit")) {
+            report.put("issuedAtExit", Chaos.issued());
+            report.write(a.path("out"));
+            Chaos.requestHere();
+            System.exit(0);
+        } else if (mode.equals("return")) {
+            report.put("issuedAtReturn", Chaos.issued());
+            report.write(a.path("out"));
+            Chaos.requestHere();
+        } else if (mode.equals("disable")) {
+            disableMidFlight(a, report);
+        } else {
+            throw new IllegalArgumentException("mode " + mode);
         }
     }
 

@@ -50,11 +50,11 @@ final class Workloads {
     /** The loop for kind 0..4: burn, allocate, copy, sleep, jni. */
     static void run(int kind, BooleanSupplier running) {
         switch (kind % 5) {
-            case 0 -> BusyLoops.burn(running);
-            case 1 -> BusyLoops.allocate(running);
-            case 2 -> copy(running);
-            case 3 -> sleep(running);
-            default -> jni(running);
+            case 0: BusyLoops.burn(running); break;
+            case 1: BusyLoops.allocate(running); break;
+            case 2: copy(running); break;
+            case 3: sleep(running); break;
+            default: jni(running);
         }
     }
 

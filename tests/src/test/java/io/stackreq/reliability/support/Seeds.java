@@ -14,9 +14,10 @@ import io.stackreq.tests.support.JvmRun;
 
 /**
  * A real recording and sample file for the CLI tests: one {@code stackreq profile} run of
- * {@link Spin} on the first configured JDK, made once per test JVM and shared.
+ * {@link Spin} on the first configured JDK (the CLI itself runs on the tests' JDK, 17+), made once
+ * per test JVM and shared.
  */
-public record Seeds(Jdk jdk, Path recording, Path samples) {
+public record Seeds(Path recording, Path samples) {
     private static Seeds seeds;
 
     public static synchronized Seeds get() {
@@ -30,7 +31,7 @@ public record Seeds(Jdk jdk, Path recording, Path samples) {
                         JvmRun.nativeDir(), "-o", out, "--", "-cp", JvmRun.testClasses().toAbsolutePath(),
                         Spin.class.getName(), "seconds=1");
                 assertEquals("0", result.exit(), () -> "stackreq profile failed\n" + result);
-                Seeds made = new Seeds(jdk, out.resolve("recording.jfr"), out.resolve("samples.jsonl"));
+                Seeds made = new Seeds(out.resolve("recording.jfr"), out.resolve("samples.jsonl"));
                 assertTrue(Files.size(made.recording()) > 0 && Files.size(made.samples()) > 0,
                         () -> "no seeds\n" + result);
                 seeds = made;

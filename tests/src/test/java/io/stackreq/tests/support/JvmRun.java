@@ -65,10 +65,12 @@ public final class JvmRun {
 
     /**
      * {@code java -XX:ErrorFile=... flags... -Dstackreq.native.dir=... -jar stackreq.jar args...},
-     * without the agents.
+     * without the agents, on {@code jdk}; the CLI needs 17, so for an older JDK's recording it
+     * runs on the tests' own JDK, as a user's would.
      */
     public static JvmRun cli(Jdk jdk, Path workDir, List<String> cliArguments) {
-        JvmRun run = new JvmRun(jdk, workDir, null).withoutStackreq().withoutRequester();
+        Jdk cliJdk = jdk.feature() >= 17 ? jdk : Jdk.current();
+        JvmRun run = new JvmRun(cliJdk, workDir, null).withoutStackreq().withoutRequester();
         run.cliArgs = List.copyOf(cliArguments);
         return run;
     }
