@@ -70,7 +70,7 @@ void create_method_ids(jvmtiEnv* jvmti, jclass klass) {
     jint count = 0;
     jmethodID* methods = nullptr;
     if (jvmti->GetClassMethods(klass, &count, &methods) == JVMTI_ERROR_NONE) {
-        if (agent().options.walker == Walker::kVmStructs) jvmti_records().method_table.add(methods, count);
+        if (agent().options.walker == Walker::kVmStructs) jvmti_records().method_table.add(klass, methods, count);
         jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
     }
 }

@@ -1,5 +1,7 @@
 #include "emitter/method_table.h"
 
+#include <vector>
+
 #include "hotspot/vm_structs.h"
 #include "native_unwind/safe_read.h"
 
@@ -102,17 +104,38 @@ void MethodTable::use_number_form_for_test(const Layout& layout, bool (*ids_vali
     ready_ = true;
 }
 
-void MethodTable::add(const jmethodID* methods, int32_t count) {
+void MethodTable::add(jclass klass, const jmethodID* methods, int32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (form_ == IdForm::kNumberInJvmTable) {
+        ids_.insert(methods, methods + count);
+        if (ready_) add_through_class(klass, methods, count);
+        return;
+    }
     for (int32_t i = 0; i < count; i++) {
         // Until init tells the forms apart, a jmethodID whose word cannot be read is taken for a number.
-        const uintptr_t method = form_ == IdForm::kWordHoldsMethod ? method_in_word_of(methods[i]) : 0;
+        const uintptr_t method = method_in_word_of(methods[i]);
         if (method == 0) {
             ids_.insert(methods[i]);
             continue;
         }
         // A Method* of a class unloaded since may be reused by this one: its bytecodes are read anew.
         methods_[method] = Entry{methods[i], 0, 0};
+    }
+}
+
+void MethodTable::add_through_class(jclass klass, const jmethodID* methods, int32_t count) {
+    uintptr_t instance_klass = 0;
+    std::vector<uintptr_t> class_methods;
+    if (!instance_klass_of(layout_.ids, klass, &instance_klass) ||
+        !methods_of(layout_.ids, instance_klass, &class_methods)) {
+        return;  // looked up when first seen
+    }
+    // Only a jmethodID of this class counts: a collector that colours its pointers makes the
+    // reference unreadable, and what it leads to is then not this class.
+    const std::unordered_set<jmethodID> own(methods, methods + count);
+    for (uintptr_t method : class_methods) {
+        jmethodID id = nullptr;
+        if (jmethod_id_of(layout_.ids, method, &id) && own.count(id) != 0) methods_[method] = Entry{id, 0, 0};
     }
 }
 

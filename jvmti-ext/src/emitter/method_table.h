@@ -5,11 +5,14 @@
 //   is loaded (cleared when it is unloaded). The table is filled as classes are prepared (every
 //   method gets its jmethodID then, agent_main.cpp), and an entry counts only while its
 //   jmethodID still holds that Method*.
-// - JDK 26 and later: a jmethodID is a number the JVM maps to its Method* itself. A Method* is
-//   looked up in its class (hotspot/method_ids.h; through the kernel: its class may have been
-//   unloaded since the walk) the first time it is seen and remembered; a remembered one counts while the JVM still knows its jmethodID (an unloaded
-//   class's are forgotten, JVMTI then answering JVMTI_ERROR_INVALID_METHODID), and is looked
-//   up again when not (its Method* may be another method's by then).
+// - JDK 26 and later: a jmethodID is a number the JVM maps to its Method* itself. The methods of
+//   a class prepared after VMInit are found in it then (hotspot/method_ids.h), while it is surely
+//   loaded: a walk may record a frame of a class that is unloaded before the emitter sees it. A
+//   Method* not known that way (its class prepared before VMInit) is looked up in its class
+//   (through the kernel: the class may have been unloaded since the walk) the first time it is
+//   seen. A remembered one counts while the JVM still knows its jmethodID (an unloaded class's
+//   are forgotten, JVMTI then answering JVMTI_ERROR_INVALID_METHODID), and is looked up again
+//   when not (its Method* may be another method's by then).
 // The bytecodes follow a method's ConstMethod (gHotSpotVMStructs gives where). Normal context
 // only (one mutex).
 #pragma once
@@ -42,8 +45,9 @@ public:
     bool init(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error);
     bool ready() const { return ready_; }
     IdForm id_form() const { return form_; }
-    // Normal context: remembers the methods of a class being prepared.
-    void add(const jmethodID* methods, int32_t count);
+    // Normal context: remembers the methods of a class being prepared (klass: a JNI reference to
+    // it; methods: its jmethodIDs).
+    void add(jclass klass, const jmethodID* methods, int32_t count);
     // The jmethodID of method and the bytecode index of bcp in it; a native method (no bytecodes)
     // has *bci = -1 whatever bcp is; bcp kEntryBcp gives bci 0. False when the method is not known
     // or bcp is not in its bytecodes. A known method whose class has been unloaded since gives
@@ -73,6 +77,8 @@ private:
         uint16_t code_size;
     };
     bool init_layout(std::string* error);
+    // Second form, after init: the Method* of each of methods, found in klass. Caller holds mutex_.
+    void add_through_class(jclass klass, const jmethodID* methods, int32_t count);
     bool check_word_form(std::string* error);
     bool check_number_form(jvmtiEnv* jvmti, JNIEnv* jni, std::string* error);
     // The entry of method, looked up in the JVM's class (second form) when not known or no longer

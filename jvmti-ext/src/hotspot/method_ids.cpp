@@ -56,7 +56,7 @@ bool instance_klass_of(const MethodIdLayout& layout, jclass klass, uintptr_t* ou
            read_at(mirror + layout.mirror_klass, out) && *out != 0;
 }
 
-bool method_of(const MethodIdLayout& layout, uintptr_t instance_klass, jmethodID id, uintptr_t* out) {
+bool methods_of(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<uintptr_t>* out) {
     uintptr_t methods = 0;
     int32_t length = 0;
     if (!read_at(instance_klass + layout.methods, &methods) || methods == 0 ||
@@ -66,9 +66,20 @@ bool method_of(const MethodIdLayout& layout, uintptr_t instance_klass, jmethodID
     }
     for (int32_t i = 0; i < length; i++) {
         uintptr_t method = 0;
+        if (!read_at(methods + layout.array_data + static_cast<uintptr_t>(i) * sizeof(uintptr_t), &method)) {
+            return false;
+        }
+        out->push_back(method);
+    }
+    return true;
+}
+
+bool method_of(const MethodIdLayout& layout, uintptr_t instance_klass, jmethodID id, uintptr_t* out) {
+    std::vector<uintptr_t> methods;
+    if (!methods_of(layout, instance_klass, &methods)) return false;
+    for (uintptr_t method : methods) {
         jmethodID found = nullptr;
-        if (read_at(methods + layout.array_data + static_cast<uintptr_t>(i) * sizeof(uintptr_t), &method) &&
-            jmethod_id_of(layout, method, &found) && found == id) {
+        if (jmethod_id_of(layout, method, &found) && found == id) {
             *out = method;
             return true;
         }

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace stackreq {
 
@@ -38,6 +39,8 @@ bool jmethod_id_of(const MethodIdLayout& layout, uintptr_t method, jmethodID* ou
 // slot that holds the mirror; a collector that colours its pointers makes it unreadable, and the
 // caller checks the answer with method_of). False when a read fails.
 bool instance_klass_of(const MethodIdLayout& layout, jclass klass, uintptr_t* out);
+// The Method*s of instance_klass (its _methods array), appended to *out; false when a read fails.
+bool methods_of(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<uintptr_t>* out);
 // The Method* among instance_klass's methods whose jmethodID is id; false when none is.
 bool method_of(const MethodIdLayout& layout, uintptr_t instance_klass, jmethodID id, uintptr_t* out);
 
