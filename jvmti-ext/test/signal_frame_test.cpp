@@ -38,6 +38,8 @@ struct Worker {
     void* entry_context = nullptr;
     // Read by the releasing thread too; lock-free, so handlers may use them.
     std::atomic<bool> first_running{false};
+    // Mode 1's spins so far: the releasing thread sends one signal per spin, none late.
+    std::atomic<int> spins{0};
     std::atomic<bool> released{false};
     // 0: the first handler raises the second itself; 1: it spins until another thread's second
     // signal releases it; 2: both signals are delivered at once.
@@ -70,6 +72,7 @@ void on_first(int, siginfo_t*, void* context) {
     worker->first_context = context;
     worker->found_from_first = found_from_here(worker->stack);
     if (worker->mode == 2) return;
+    if (worker->mode == 1) worker->spins++;
     worker->first_running = true;
     if (worker->mode == 0) {
         pthread_kill(pthread_self(), kSecond);
@@ -90,7 +93,6 @@ void on_second(int, siginfo_t*, void* context) {
         worker->entry_context = AsgctWalk::context_of_interrupted_code(thread, context);
         return;
     }
-    // The releasing thread may send once more after the first handler ended, even a round later.
     if (!worker->first_running.load()) return;
     // In the first handler: from this signal's context (its pthread_kill, its spin loop) to the
     // first handler's signal frame.
@@ -144,11 +146,19 @@ void check_signal_frames() {
     install(kSecond, on_second);
     std::vector<Worker> workers(kThreads);
     std::atomic<bool> done{false};
-    // Sends the second signal to each worker whose first handler spins (mode 1).
+    // Sends the second signal to each worker whose first handler spins (mode 1), once per spin: a
+    // second one, sent after the spin it was meant for ended, would land in a later round (in
+    // mode 2, after both handlers ran, it would replace the context the check reads).
     std::thread releaser([&workers, &done] {
+        std::vector<int> released_spin(workers.size(), 0);
         while (!done.load()) {
-            for (Worker& worker : workers) {
-                if (worker.mode == 1 && worker.first_running) pthread_kill(worker.thread, kSecond);
+            for (size_t i = 0; i < workers.size(); i++) {
+                Worker& worker = workers[i];
+                const int spin = worker.spins.load();
+                if (spin != released_spin[i] && worker.mode == 1 && worker.first_running) {
+                    released_spin[i] = spin;
+                    pthread_kill(worker.thread, kSecond);
+                }
             }
             std::this_thread::yield();
         }
