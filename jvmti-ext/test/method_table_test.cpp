@@ -146,52 +146,65 @@ void remembers_methods_while_the_jvm_knows_them() {
     CHECK(!table.holds(number(9), address(m)));
 }
 
+// A class of one method whose jmethodID is id, and a JNI local reference to it (a pointer to
+// the slot that holds its mirror). Not copied: it points into itself.
+struct OneMethodClass {
+    FakeClass c;
+    FakeMethod m;
+    uintptr_t methods[2] = {};
+    uintptr_t mirror[4] = {};
+    uintptr_t slot = 0;
+
+    explicit OneMethodClass(uintptr_t id) {
+        link(c, m, 0);
+        c.ids[0] = 1;
+        c.ids[1] = id;
+        methods[0] = 1;
+        methods[1] = address(m);
+        c.klass[kMethods / 8] = reinterpret_cast<uintptr_t>(methods);
+        mirror[2] = reinterpret_cast<uintptr_t>(c.klass);
+        slot = reinterpret_cast<uintptr_t>(mirror);
+    }
+    OneMethodClass(const OneMethodClass&) = delete;
+    jclass reference() { return reinterpret_cast<jclass>(&slot); }
+    // Unloaded: the JVM forgot the jmethodID and the class's array is gone.
+    void unload() {
+        g_valid[c.ids[1]] = false;
+        c.ids[1] = 0;
+    }
+};
+
+void use_number_form(MethodTable& table) {
+    MethodTable::Layout with_mirror = layout();
+    with_mirror.ids.mirror_klass = 16;
+    table.use_number_form_for_test(with_mirror, valid);
+}
+
 // A class prepared after VMInit: its methods are found in it then, so a frame of it that a walk
 // recorded just before the class was unloaded, seen by the emitter only after, is an unknown frame
 // (the lookup through the class would find nothing by then).
 void finds_a_prepared_classs_methods_before_it_is_unloaded() {
-    FakeClass c;
-    FakeMethod m;
-    link(c, m, 0);
-    c.ids[0] = 1;
-    c.ids[1] = 11;
-    uintptr_t methods[2] = {1, address(m)};
-    c.klass[kMethods / 8] = reinterpret_cast<uintptr_t>(methods);
-    uintptr_t mirror[4] = {0, 0, reinterpret_cast<uintptr_t>(c.klass), 0};
-    uintptr_t slot = reinterpret_cast<uintptr_t>(mirror);
-    MethodTable::Layout with_mirror = layout();
-    with_mirror.ids.mirror_klass = 16;
-    MethodTable table;
-    table.use_number_form_for_test(with_mirror, valid);
+    OneMethodClass prepared(11);
     const jmethodID added[] = {number(11)};
-    table.add(reinterpret_cast<jclass>(&slot), added, 1);
-    // Unloaded: the JVM forgot the jmethodID and the class's array is gone.
-    g_valid[11] = false;
-    c.ids[1] = 0;
+    MethodTable table, unprepared;
+    use_number_form(table);
+    use_number_form(unprepared);
+    table.add(prepared.reference(), added, 1);
+    unprepared.add(nullptr, added, 1);
+    prepared.unload();
     jmethodID id = number(3);
     int32_t bci = -9;
     bool known = false;
-    CHECK(table.resolve(address(m), kEntryBcp, &id, &bci, &known) && known && id == nullptr && bci == 0);
+    CHECK(table.resolve(address(prepared.m), kEntryBcp, &id, &bci, &known) && known && id == nullptr && bci == 0);
     // Without the class at hand when prepared, the same frame is not known at all.
-    MethodTable unprepared;
-    unprepared.use_number_form_for_test(with_mirror, valid);
-    unprepared.add(nullptr, added, 1);
-    CHECK(!unprepared.resolve(address(m), kEntryBcp, &id, &bci, &known) && !known);
+    CHECK(!unprepared.resolve(address(prepared.m), kEntryBcp, &id, &bci, &known) && !known);
     // A reference that leads to another class: none of its methods is taken.
-    FakeClass other;
-    FakeMethod stranger;
-    link(other, stranger, 0);
-    other.ids[0] = 1;
-    other.ids[1] = 12;
-    uintptr_t other_methods[2] = {1, address(stranger)};
-    other.klass[kMethods / 8] = reinterpret_cast<uintptr_t>(other_methods);
-    uintptr_t other_mirror[4] = {0, 0, reinterpret_cast<uintptr_t>(other.klass), 0};
-    uintptr_t other_slot = reinterpret_cast<uintptr_t>(other_mirror);
+    OneMethodClass other(12);
     MethodTable misled;
-    misled.use_number_form_for_test(with_mirror, valid);
-    misled.add(reinterpret_cast<jclass>(&other_slot), added, 1);
-    other.ids[1] = 0;
-    CHECK(!misled.resolve(address(stranger), kEntryBcp, &id, &bci, &known) && !known);
+    use_number_form(misled);
+    misled.add(other.reference(), added, 1);
+    other.unload();
+    CHECK(!misled.resolve(address(other.m), kEntryBcp, &id, &bci, &known) && !known);
 }
 
 }  // namespace
