@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "check.h"
 #include "emitter/native_symbols.h"
@@ -266,6 +267,19 @@ __attribute__((noinline)) void check_reads_through_kernel() {
     void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(page != MAP_FAILED && munmap(page, 4096) == 0);
     CHECK(!safe_read(reinterpret_cast<uintptr_t>(page), &out, sizeof(out)));
+    // Larger than a pipe holds; and many addresses at once, stopping at the first unreadable one.
+    std::vector<uintptr_t> words(40000), copy(40000);
+    for (size_t i = 0; i < words.size(); i++) words[i] = i * 7;
+    CHECK(safe_read(reinterpret_cast<uintptr_t>(words.data()), copy.data(), words.size() * sizeof(uintptr_t)));
+    CHECK(copy == words);
+    std::vector<uintptr_t> addresses(600);
+    for (size_t i = 0; i < addresses.size(); i++) addresses[i] = reinterpret_cast<uintptr_t>(&words[i * 3]);
+    std::vector<uint16_t> halves(addresses.size());
+    CHECK(safe_read_each(addresses.data(), addresses.size(), halves.data(), sizeof(uint16_t)) == addresses.size());
+    for (size_t i = 0; i < halves.size(); i++) CHECK(halves[i] == static_cast<uint16_t>(i * 21));
+    addresses[300] = reinterpret_cast<uintptr_t>(page);
+    CHECK(safe_read_each(addresses.data(), addresses.size(), copy.data(), sizeof(uintptr_t)) == 300);
+    CHECK(copy[299] == 299 * 21);
     g_through_kernel = true;
     check_chain("omit_fp_level", omit_fp_level1, "check_reads_through_kernel");
     g_through_kernel = false;

@@ -125,17 +125,16 @@ void MethodTable::add(jclass klass, const jmethodID* methods, int32_t count) {
 
 void MethodTable::add_through_class(jclass klass, const jmethodID* methods, int32_t count) {
     uintptr_t instance_klass = 0;
-    std::vector<uintptr_t> class_methods;
+    std::vector<MethodAndId> class_methods;
     if (!instance_klass_of(layout_.ids, klass, &instance_klass) ||
-        !methods_of(layout_.ids, instance_klass, &class_methods)) {
+        !methods_with_ids(layout_.ids, instance_klass, &class_methods)) {
         return;  // looked up when first seen
     }
     // Only a jmethodID of this class counts: a collector that colours its pointers makes the
     // reference unreadable, and what it leads to is then not this class.
     const std::unordered_set<jmethodID> own(methods, methods + count);
-    for (uintptr_t method : class_methods) {
-        jmethodID id = nullptr;
-        if (jmethod_id_of(layout_.ids, method, &id) && own.count(id) != 0) methods_[method] = Entry{id, 0, 0};
+    for (const MethodAndId& method : class_methods) {
+        if (own.count(method.id) != 0) methods_[method.method] = Entry{method.id, 0, 0};
     }
 }
 

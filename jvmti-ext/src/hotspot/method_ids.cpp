@@ -64,12 +64,32 @@ bool methods_of(const MethodIdLayout& layout, uintptr_t instance_klass, std::vec
         static_cast<uintptr_t>(length) > kMaxMethods) {
         return false;
     }
-    for (int32_t i = 0; i < length; i++) {
-        uintptr_t method = 0;
-        if (!read_at(methods + layout.array_data + static_cast<uintptr_t>(i) * sizeof(uintptr_t), &method)) {
-            return false;
-        }
-        out->push_back(method);
+    const size_t first = out->size();
+    out->resize(first + static_cast<size_t>(length));
+    if (!safe_read(methods + layout.array_data, out->data() + first, static_cast<size_t>(length) * sizeof(uintptr_t))) {
+        out->resize(first);
+        return false;
+    }
+    return true;
+}
+
+bool methods_with_ids(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<MethodAndId>* out) {
+    std::vector<uintptr_t> methods;
+    uintptr_t ids = 0, length = 0;
+    if (!methods_of(layout, instance_klass, &methods) || !read_at(instance_klass + layout.method_ids, &ids) ||
+        ids == 0 || !read_at(ids, &length) || length == 0 || length > kMaxMethods) {
+        return false;
+    }
+    std::vector<jmethodID> by_idnum(length);
+    if (!safe_read(ids + sizeof(jmethodID), by_idnum.data(), length * sizeof(jmethodID))) return false;
+    std::vector<uintptr_t> addresses(methods.size()), const_methods(methods.size());
+    for (size_t i = 0; i < methods.size(); i++) addresses[i] = methods[i] + layout.const_method;
+    size_t read = safe_read_each(addresses.data(), methods.size(), const_methods.data(), sizeof(uintptr_t));
+    for (size_t i = 0; i < read; i++) addresses[i] = const_methods[i] + layout.idnum;
+    std::vector<uint16_t> idnums(read);
+    read = safe_read_each(addresses.data(), read, idnums.data(), sizeof(uint16_t));
+    for (size_t i = 0; i < read; i++) {
+        if (idnums[i] < length && by_idnum[idnums[i]] != nullptr) out->push_back({methods[i], by_idnum[idnums[i]]});
     }
     return true;
 }

@@ -41,6 +41,14 @@ bool jmethod_id_of(const MethodIdLayout& layout, uintptr_t method, jmethodID* ou
 bool instance_klass_of(const MethodIdLayout& layout, jclass klass, uintptr_t* out);
 // The Method*s of instance_klass (its _methods array), appended to *out; false when a read fails.
 bool methods_of(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<uintptr_t>* out);
+struct MethodAndId {
+    uintptr_t method;
+    jmethodID id;
+};
+// Each of instance_klass's methods that has a jmethodID, with it, appended to *out: what
+// jmethod_id_of gives for each, in a few reads for the whole class (its methods share the class's
+// array). False when the class's arrays cannot be read.
+bool methods_with_ids(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<MethodAndId>* out);
 // The Method* among instance_klass's methods whose jmethodID is id; false when none is.
 bool method_of(const MethodIdLayout& layout, uintptr_t instance_klass, jmethodID id, uintptr_t* out);
 

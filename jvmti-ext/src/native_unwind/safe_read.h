@@ -13,6 +13,9 @@ namespace stackreq {
 
 // Copies size bytes at address, or returns false when they are not mapped.
 bool safe_read(uintptr_t address, void* out, size_t size);
+// Copies size bytes at each of count addresses to out + i * size, in as few system calls as the
+// kernel takes; returns how many were copied whole, the first ones (a read that fails ends it).
+size_t safe_read_each(const uintptr_t* addresses, size_t count, void* out, size_t size);
 
 template <typename T>
 bool read_at(uintptr_t address, T* out) {
