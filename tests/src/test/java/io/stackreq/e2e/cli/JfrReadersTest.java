@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -46,7 +47,8 @@ import org.openjdk.jmc.common.item.ItemFilters;
  * the profile's output directory, and {@code enrich}'s) reads in the readers users open, run
  * unmodified as separate processes: async-profiler's converter 4.2 and 4.5 (collapsed, html, pprof;
  * its default mode and {@code --cpu}), the JDK's {@code jfr} of 17 and 25 ({@code print},
- * {@code summary}, {@code view} on 25) and of 21 on the files of the newest JDK tested, and JMC core.
+ * {@code summary}, {@code view} on 25; CI configures both), of 21 on the files of the newest JDK
+ * tested, and of the profiled JDK (17 and later), and JMC core.
  * Each reader must count, for each type it reads, what the JDK's own reader counts in-process;
  * those counts are tied to what the agent accepted (recording.jfr) and what the report matched
  * (the CLI's files). Readers that cannot run here are checked by their rules
@@ -162,7 +164,7 @@ class JfrReadersTest {
 
     /** Every reader on every subject, two processes at a time; fails listing every problem found. */
     private void readAll(Jdk jdk, Path flat, List<Subject> subjects, long begin, long profiled) throws Exception {
-        List<Jdk> readers = readerJdks();
+        List<Jdk> readers = readerJdks(jdk);
         long prepared = System.nanoTime();
         List<String> problems = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -211,13 +213,20 @@ class JfrReadersTest {
         assertTrue(problems.isEmpty(), () -> problems.size() + " problems:\n" + String.join("\n", problems));
     }
 
-    /** The JDKs whose jfr tool reads the files: 17, 21 and 25 from the configured JDKs, else a failure. */
-    private static List<Jdk> readerJdks() {
+    /**
+     * The JDKs whose jfr tool reads the files: the tests' own (17), 21 and 25 where configured (CI
+     * configures both), and the profiled JDK when it has a jfr tool that reads other JDKs' files (17+).
+     */
+    private static List<Jdk> readerJdks(Jdk profiled) {
+        Set<Integer> features = new TreeSet<>(List.of(Jdk.current().feature()));
+        if (profiled.feature() >= 17) {
+            features.add(profiled.feature());
+        }
+        Jdk.everySupported().map(Jdk::feature).filter(f -> f == 21 || f == 25).forEach(features::add);
         List<Jdk> readers = new ArrayList<>();
-        for (int feature : List.of(17, 21, 25)) {
-            readers.add(Jdk.everySupported().filter(j -> j.feature() == feature).findFirst().orElseThrow(
-                    () -> new AssertionError("JfrReadersTest reads with the jfr of JDK 17, 21 and 25: JDK " + feature
-                            + " is neither in stackreq.jdks nor in stackreq.platform.jdks (tests/run passes both)")));
+        for (int feature : features) {
+            readers.add(feature == Jdk.current().feature() ? Jdk.current()
+                    : Jdk.everySupported().filter(j -> j.feature() == feature).findFirst().orElseThrow());
         }
         return readers;
     }
@@ -233,7 +242,7 @@ class JfrReadersTest {
         Path repository = Files.createDirectories(work.resolve("repository"));
         JvmRun.Result result = JvmRun.on(jdk, work).name("kill")
                 .flags("-XX:FlightRecorderOptions:repository=" + repository,
-                        "-XX:StartFlightRecording=name=cont,+jdk.StackTraceRequest#enabled=true")
+                        "-XX:StartFlightRecording=name=cont," + JvmRun.enableEvent(jdk))
                 .main(ContinuousApp.class, "out=" + work.resolve("kill.txt"), "dir=" + work, "scenario=kill")
                 .timeout(Duration.ofSeconds(120)).start();
         assertEquals(137, result.exitCode(), () -> "expected death by SIGKILL\n" + result);
