@@ -291,8 +291,10 @@ class UnbiasedProfileInReadersTest {
             if (rows && row.matches()) {
                 String method = row.group(1);
                 int parameters = method.indexOf('(');
-                // JDK 27's view puts a space before a stub's empty parameter list
-                shares.merge(parameters < 0 ? method : method.substring(0, parameters).strip(),
+                // A Java method's parameters follow its name; a stub's name may end in words in
+                // parentheses (JDK 27's "jint_disjoint_arraycopy_stub (stub gen)").
+                boolean javaParameters = parameters > 0 && method.charAt(parameters - 1) != ' ';
+                shares.merge(javaParameters ? method.substring(0, parameters) : method,
                         Double.parseDouble(row.group(3)), Double::sum);
             }
         }
