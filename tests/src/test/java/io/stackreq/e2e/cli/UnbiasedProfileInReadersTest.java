@@ -290,11 +290,10 @@ class UnbiasedProfileInReadersTest {
             Matcher row = HOT_METHOD_ROW.matcher(line.trim());
             if (rows && row.matches()) {
                 String method = row.group(1);
-                int parameters = method.indexOf('(');
-                // A Java method's parameters follow its name; a stub's name may end in words in
-                // parentheses (JDK 27's "jint_disjoint_arraycopy_stub (stub gen)").
-                boolean javaParameters = parameters > 0 && method.charAt(parameters - 1) != ' ';
-                shares.merge(javaParameters ? method.substring(0, parameters) : method,
+                // The parameter list is the last parentheses: a stub's name may have its own
+                // (JDK 27's "jint_disjoint_arraycopy_stub (stub gen)()").
+                int parameters = method.endsWith(")") ? method.lastIndexOf('(') : -1;
+                shares.merge(parameters < 0 ? method : method.substring(0, parameters),
                         Double.parseDouble(row.group(3)), Double::sum);
             }
         }
