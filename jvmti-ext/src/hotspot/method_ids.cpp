@@ -12,6 +12,19 @@ constexpr uintptr_t kMaxMethods = 1 << 16;
 // A JNI handle's low bits tag its kind (JDK 17 and later: weak global 1, global 2).
 constexpr uintptr_t kHandleTagBits = 3;
 
+// The Method*s of instance_klass (its _methods array) into *out; false when a read fails.
+bool methods_of(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<uintptr_t>* out) {
+    uintptr_t methods = 0;
+    int32_t length = 0;
+    if (!read_at(instance_klass + layout.methods, &methods) || methods == 0 ||
+        !read_at(methods + layout.array_length, &length) || length <= 0 ||
+        static_cast<uintptr_t>(length) > kMaxMethods) {
+        return false;
+    }
+    out->resize(static_cast<size_t>(length));
+    return safe_read(methods + layout.array_data, out->data(), out->size() * sizeof(uintptr_t));
+}
+
 }  // namespace
 
 bool read_method_id_layout(const VmStructs& vm, MethodIdLayout* out, std::string* error) {
@@ -54,23 +67,6 @@ bool instance_klass_of(const MethodIdLayout& layout, jclass klass, uintptr_t* ou
     uintptr_t mirror = 0;
     return read_at(reinterpret_cast<uintptr_t>(klass) & ~kHandleTagBits, &mirror) && mirror != 0 &&
            read_at(mirror + layout.mirror_klass, out) && *out != 0;
-}
-
-bool methods_of(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<uintptr_t>* out) {
-    uintptr_t methods = 0;
-    int32_t length = 0;
-    if (!read_at(instance_klass + layout.methods, &methods) || methods == 0 ||
-        !read_at(methods + layout.array_length, &length) || length <= 0 ||
-        static_cast<uintptr_t>(length) > kMaxMethods) {
-        return false;
-    }
-    const size_t first = out->size();
-    out->resize(first + static_cast<size_t>(length));
-    if (!safe_read(methods + layout.array_data, out->data() + first, static_cast<size_t>(length) * sizeof(uintptr_t))) {
-        out->resize(first);
-        return false;
-    }
-    return true;
 }
 
 bool methods_with_ids(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<MethodAndId>* out) {

@@ -37,10 +37,9 @@ bool read_method_id_layout(const VmStructs& vm, MethodIdLayout* out, std::string
 bool jmethod_id_of(const MethodIdLayout& layout, uintptr_t method, jmethodID* out);
 // The InstanceKlass a java.lang.Class names, klass being a JNI local reference (a pointer to the
 // slot that holds the mirror; a collector that colours its pointers makes it unreadable, and the
-// caller checks the answer with method_of). False when a read fails.
+// caller checks the answer: with method_of, or against the class's own jmethodIDs). False when a
+// read fails.
 bool instance_klass_of(const MethodIdLayout& layout, jclass klass, uintptr_t* out);
-// The Method*s of instance_klass (its _methods array), appended to *out; false when a read fails.
-bool methods_of(const MethodIdLayout& layout, uintptr_t instance_klass, std::vector<uintptr_t>* out);
 struct MethodAndId {
     uintptr_t method;
     jmethodID id;
