@@ -4,7 +4,7 @@
 // array, built here as HotSpot lays it out (Method -> ConstMethod -> ConstantPool -> InstanceKlass
 // -> the array, word 0 its length, word idnum + 1 the jmethodID), then remembered while the JVM
 // still knows its jmethodID (a stand-in for JVMTI's answer).
-#include "emitter/method_table.h"
+#include "hotspot/method_table.h"
 
 #include <cstring>
 

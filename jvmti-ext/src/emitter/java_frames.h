@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "emitter/compiled_methods.h"
-#include "emitter/method_table.h"
+#include "hotspot/method_table.h"
 #include "request/request_ring.h"
 
 namespace stackreq {

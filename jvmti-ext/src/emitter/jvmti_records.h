@@ -9,7 +9,7 @@
 #include <atomic>
 
 #include "emitter/compiled_methods.h"
-#include "emitter/method_table.h"
+#include "hotspot/method_table.h"
 #include "emitter/thread_identities.h"
 
 namespace stackreq {

@@ -1,4 +1,4 @@
-#include "emitter/method_table.h"
+#include "hotspot/method_table.h"
 
 #include <vector>
 
